@@ -1,0 +1,110 @@
+import { parseArgs } from 'node:util';
+import { createOrganisation } from '../../shared/adapters/organisation-store.js';
+import { issueToken, listTokens, revokeToken, summariseToken } from '../../shared/adapters/token-store.js';
+import { DomainError } from '../../shared/domain/errors.js';
+import { TIERS, type Tier } from '../../shared/domain/organisation.js';
+import { parseScopes } from '../../shared/domain/token.js';
+import { CliError, resolveTarget } from './target.js';
+
+const USAGE = `Usage: mis <command> [options]   (add --json for machine-readable output)
+
+  org create --name <name> [--tier standard|enterprise] [--rate-limit <n>]
+  token issue --org <orgId> --scopes read[,write] [--name <label>]
+  token list --org <orgId>
+  token revoke <tokenId>
+
+Acts on the running local stack (npm start; DATA_DIR tells where it keeps its state), or on a
+deployed stack with --stack <name> and the usual AWS credentials.`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    json: { type: 'boolean', default: false },
+    stack: { type: 'string' },
+    name: { type: 'string' },
+    tier: { type: 'string' },
+    'rate-limit': { type: 'string' },
+    org: { type: 'string' },
+    scopes: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+function required(option: 'name' | 'org' | 'scopes'): string {
+  const value = values[option];
+  if (!value) throw new CliError(`--${option} is required.\n\n${USAGE}`);
+  return value;
+}
+
+function print(json: unknown, human: string): void {
+  console.log(values.json ? JSON.stringify(json, null, 2) : human);
+}
+
+async function run(): Promise<void> {
+  const [group, action, argument] = positionals;
+  const command = `${group ?? ''} ${action ?? ''}`.trim();
+  if (values.help || !group) {
+    console.log(USAGE);
+    return;
+  }
+  const known = ['org create', 'token issue', 'token list', 'token revoke'];
+  if (!known.includes(command)) throw new CliError(`Unknown command "${command}".\n\n${USAGE}`);
+  const target = await resolveTarget(values.stack);
+
+  switch (command) {
+    case 'org create': {
+      const tier = (values.tier ?? 'standard') as Tier;
+      if (!TIERS.includes(tier)) throw new CliError(`--tier must be one of ${TIERS.join(', ')}.`);
+      const rateLimit = values['rate-limit'] === undefined ? undefined : Number(values['rate-limit']);
+      const org = await createOrganisation({ name: required('name'), tier, rateLimitPerMinute: rateLimit });
+      const { id, name, rateLimitPerMinute } = org;
+      print(
+        { id, name, tier: org.tier, rateLimitPerMinute },
+        `Organisation created on the ${target.description}\n  id:         ${id}\n  name:       ${name}\n  tier:       ${org.tier}\n  rate limit: ${rateLimitPerMinute} requests per minute per token`,
+      );
+      return;
+    }
+    case 'token issue': {
+      const scopes = parseScopes(required('scopes'));
+      const { token, record } = await issueToken({
+        organisationId: required('org'),
+        scopes,
+        name: values.name,
+      });
+      print(
+        { id: record.id, token, prefix: record.prefix, scopes: record.scopes },
+        `Token ${record.id} issued (scopes: ${record.scopes.join(', ')})\n\n  ${token}\n\nThis is the only time the token is shown: store it now. Only its hash is kept.`,
+      );
+      return;
+    }
+    case 'token list': {
+      const tokens = (await listTokens(required('org'))).map(summariseToken);
+      const lines = tokens.map(
+        (t) =>
+          `  ${t.id}  ${t.scopes.join(',').padEnd(10)}  ${t.name}  created ${t.createdAt}` +
+          `${t.revokedAt ? `  REVOKED ${t.revokedAt}` : ''}${t.lastUsedAt ? `  last used ${t.lastUsedAt}` : ''}`,
+      );
+      print(tokens, tokens.length ? lines.join('\n') : 'No tokens.');
+      return;
+    }
+    case 'token revoke': {
+      if (!argument) throw new CliError(`token revoke needs the token id (tok_…).\n\n${USAGE}`);
+      const revoked = await revokeToken(argument);
+      await target.flushAuthorizerCache();
+      print(
+        revoked,
+        `Token ${revoked.id} revoked at ${revoked.revokedAt}; the authorizer cache was flushed.`,
+      );
+      return;
+    }
+  }
+}
+
+run().catch((error: unknown) => {
+  const known = error instanceof CliError || error instanceof DomainError || error instanceof RangeError;
+  const message = error instanceof Error ? error.message : String(error);
+  console.error(
+    known ? `error: ${message}` : `error: ${message} (${(error as Error)?.name ?? 'unexpected'})`,
+  );
+  process.exit(known ? 2 : 1);
+});

@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { BASE_PATH, tokenTag } from '../../shared/config.js';
+import { AUTHORIZER_CACHE_SECONDS } from '../../shared/domain/authorizer-policy.js';
+import { bearerHeaderPattern } from '../../shared/domain/token.js';
+import { problem, problemResponse, WWW_AUTHENTICATE_BEARER } from '../../shared/http/problem.js';
+import { logger } from '../../shared/observability.js';
+import { matchPath, type Route, routes } from '../../shared/routes.js';
+import { lambdaContext } from './lambda-context.js';
+import { policyAllows } from './policy.js';
+
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type TokenAuthorizer = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+
+export interface GatewayOptions {
+  handlers: Record<string, ProxyHandler>;
+  authorizer: TokenAuthorizer;
+  cacheSeconds?: number;
+}
+
+/** API Gateway's own payload limit for REST APIs. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+const ACCOUNT = '000000000000';
+const API_ID = 'local';
+const STAGE = 'local';
+
+/** Path used by `mis token revoke` to flush the cache, as FlushStageAuthorizersCache does on AWS. */
+export const FLUSH_CACHE_PATH = '/__local/authorizer-cache';
+
+interface CachedDecision {
+  result: APIGatewayAuthorizerResult;
+  expiresAt: number;
+}
+
+class BodyTooLarge extends Error {}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(response: ServerResponse, result: APIGatewayProxyResult, requestId: string): void {
+  const headers: Record<string, string | string[]> = { 'x-amzn-RequestId': requestId };
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {}))
+    headers[name] = values.map(String);
+  const body = result.isBase64Encoded
+    ? Buffer.from(result.body, 'base64')
+    : Buffer.from(result.body ?? '', 'utf8');
+  headers['Content-Length'] = String(body.length);
+  response.writeHead(result.statusCode, headers);
+  response.end(body);
+}
+
+function findRoutes(relativePath: string): { route: Route; params: Record<string, string> }[] {
+  return routes.flatMap((route) => {
+    const params = matchPath(route.path, relativePath);
+    return params ? [{ route, params }] : [];
+  });
+}
+
+/**
+ * The local stand-in for API Gateway: the same route table, the same 404/405/401/403 answers as
+ * the gateway responses on AWS, the TOKEN authorizer called with API Gateway's rules (identity
+ * validation expression, policy evaluation, decision cache), and proxy events of the real shape.
+ */
+export function createGateway(options: GatewayOptions): Server & { flushAuthorizerCache(): void } {
+  const cache = new Map<string, CachedDecision>();
+  const cacheMs = (options.cacheSeconds ?? AUTHORIZER_CACHE_SECONDS) * 1000;
+  const headerPattern = new RegExp(bearerHeaderPattern(tokenTag()));
+
+  async function authorize(
+    header: string | undefined,
+    methodArn: string,
+  ): Promise<APIGatewayAuthorizerResult | 401> {
+    if (header === undefined || !headerPattern.test(header)) return 401;
+    const cached = cache.get(header);
+    if (cached && cached.expiresAt > Date.now()) return cached.result;
+    try {
+      const result = await options.authorizer({ type: 'TOKEN', authorizationToken: header, methodArn });
+      cache.set(header, { result, expiresAt: Date.now() + cacheMs });
+      return result;
+    } catch (error) {
+      if (error instanceof Error && error.message === 'Unauthorized') return 401;
+      throw error;
+    }
+  }
+
+  async function handle(request: IncomingMessage, requestId: string): Promise<APIGatewayProxyResult> {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const method = request.method ?? 'GET';
+    if (url.pathname === FLUSH_CACHE_PATH && method === 'DELETE') {
+      cache.clear();
+      return { statusCode: 204, body: '' };
+    }
+    const relativePath = url.pathname.startsWith(`${BASE_PATH}/`)
+      ? url.pathname.slice(BASE_PATH.length)
+      : undefined;
+    const candidates = relativePath === undefined ? [] : findRoutes(relativePath);
+    if (candidates.length === 0) {
+      return problemResponse(problem(404, 'not_found', `No resource at ${url.pathname}.`));
+    }
+    const match = candidates.find((c) => c.route.method === method);
+    if (!match) {
+      const allow = candidates.map((c) => c.route.method).join(', ');
+      return problemResponse(
+        problem(405, 'method_not_allowed', `${method} is not allowed here; use ${allow}.`),
+        {
+          Allow: allow,
+        },
+      );
+    }
+
+    const resource = `${BASE_PATH}${match.route.path}`;
+    const methodArn = `arn:aws:execute-api:local:${ACCOUNT}:${API_ID}/${STAGE}/${method}${resource}`;
+    let authorizerContext: APIGatewayProxyEvent['requestContext']['authorizer'] = null;
+    if (match.route.access !== 'public') {
+      const decision = await authorize(request.headers.authorization, methodArn);
+      if (decision === 401) {
+        return problemResponse(problem(401, 'unauthorized', 'A valid bearer token is required.'), {
+          'WWW-Authenticate': WWW_AUTHENTICATE_BEARER,
+        });
+      }
+      if (!policyAllows(decision.policyDocument, methodArn)) {
+        return problemResponse(problem(403, 'forbidden', 'This token may not call this resource.'));
+      }
+      authorizerContext = { ...decision.context, principalId: decision.principalId };
+    }
+
+    const body = await readBody(request);
+    const headers: Record<string, string> = {};
+    const multiValueHeaders: Record<string, string[]> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value === undefined) continue;
+      const values = Array.isArray(value) ? value : [value];
+      headers[name] = values.join(',');
+      multiValueHeaders[name] = values;
+    }
+    const query: Record<string, string> = {};
+    const multiQuery: Record<string, string[]> = {};
+    for (const [name, value] of url.searchParams) {
+      query[name] = value;
+      multiQuery[name] = [...(multiQuery[name] ?? []), value];
+    }
+    const hasQuery = Object.keys(query).length > 0;
+    const event: APIGatewayProxyEvent = {
+      resource,
+      path: url.pathname,
+      httpMethod: method,
+      headers,
+      multiValueHeaders,
+      queryStringParameters: hasQuery ? query : null,
+      multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+      pathParameters: Object.keys(match.params).length > 0 ? match.params : null,
+      stageVariables: null,
+      body: body.length > 0 ? body.toString('utf8') : null,
+      isBase64Encoded: false,
+      requestContext: {
+        accountId: ACCOUNT,
+        apiId: API_ID,
+        authorizer: authorizerContext,
+        httpMethod: method,
+        identity: {
+          sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+          userAgent: request.headers['user-agent'] ?? null,
+          accessKey: null,
+          accountId: null,
+          apiKey: null,
+          apiKeyId: null,
+          caller: null,
+          clientCert: null,
+          cognitoAuthenticationProvider: null,
+          cognitoAuthenticationType: null,
+          cognitoIdentityId: null,
+          cognitoIdentityPoolId: null,
+          principalOrgId: null,
+          user: null,
+          userArn: null,
+        },
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        requestId,
+        requestTimeEpoch: Date.now(),
+        resourceId: match.route.functionName,
+        resourcePath: resource,
+        stage: STAGE,
+      },
+    };
+    const handler = options.handlers[match.route.functionName];
+    if (!handler) throw new Error(`No handler loaded for ${match.route.functionName}`);
+    return handler(event, lambdaContext(match.route.functionName));
+  }
+
+  const server = createServer((request, response) => {
+    const requestId = randomUUID();
+    const started = performance.now();
+    handle(request, requestId)
+      .catch((error: unknown) => {
+        if (error instanceof BodyTooLarge) {
+          return problemResponse(problem(413, 'payload_too_large', 'The request body is larger than 10 MB.'));
+        }
+        // On AWS an unhandled error is a 5xx gateway response: generic, never the error itself.
+        logger.error('Request failed', { error, requestId });
+        return problemResponse(
+          problem(500, 'internal_error', 'An unexpected error occurred. Please try again later.'),
+        );
+      })
+      .then((result) => {
+        send(response, result, requestId);
+        logger.debug('request', {
+          method: request.method,
+          path: request.url?.split('?')[0],
+          status: result.statusCode,
+          ms: Math.round(performance.now() - started),
+        });
+      });
+  });
+  return Object.assign(server, { flushAuthorizerCache: () => cache.clear() });
+}

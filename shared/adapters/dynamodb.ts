@@ -1,0 +1,31 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { requireEnv } from '../config.js';
+
+/**
+ * One client per process, created at module load. `DYNAMODB_ENDPOINT` is set only by the local
+ * stack and the tests, which talk to DynamoDB Local; on AWS the SDK's defaults apply.
+ */
+function createClient(): DynamoDBClient {
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  if (!endpoint) return new DynamoDBClient({});
+  return new DynamoDBClient({
+    endpoint,
+    region: process.env.AWS_REGION || 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+}
+
+let client: DynamoDBClient | undefined;
+
+export function dynamodb(): DynamoDBClient {
+  client ??= createClient();
+  return client;
+}
+
+export function tableName(): string {
+  return requireEnv('TABLE_NAME');
+}
+
+export function isConditionalCheckFailure(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}

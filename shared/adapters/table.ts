@@ -1,0 +1,38 @@
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+
+/**
+ * The one table definition: the CDK stack and the local stack both build the table from it.
+ * Single-table design; every key is a string (`ORG#…`, `TOKEN#…`, `RATE#…`).
+ */
+export const TABLE = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  indexes: [{ name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  /** Epoch seconds; lets DynamoDB drop spent rate-limit counters. Nothing depends on the deletion. */
+  ttlAttribute: 'expiresAt',
+} as const;
+
+export function createTableInput(tableName: string): CreateTableCommandInput {
+  const keyNames = [
+    TABLE.partitionKey,
+    TABLE.sortKey,
+    ...TABLE.indexes.flatMap((i) => [i.partitionKey, i.sortKey]),
+  ];
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: keyNames.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+    KeySchema: [
+      { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+      { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: TABLE.indexes.map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    })),
+  };
+}

@@ -1,0 +1,22 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { CallerContext } from '../domain/authorizer-policy.js';
+import { callerOf } from './caller.js';
+import { problemErrors, rateLimit, requireScope } from './middlewares.js';
+
+export type ApiFunction = (
+  event: APIGatewayProxyEvent,
+  caller: CallerContext,
+) => Promise<APIGatewayProxyResult>;
+
+/**
+ * The chain every authenticated endpoint runs: rate limit first (every authenticated request counts
+ * and every response carries the headers), then problem mapping, then the route's scope.
+ */
+export function apiHandler(fn: ApiFunction) {
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+    .use(rateLimit())
+    .use(problemErrors())
+    .use(requireScope())
+    .handler((event) => fn(event, callerOf(event)));
+}

@@ -1,0 +1,78 @@
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { consumeRequest } from '../adapters/rate-limiter.js';
+import { BASE_PATH } from '../config.js';
+import { DomainError, InsufficientScopeError, RateLimitedError } from '../domain/errors.js';
+import type { RateDecision } from '../domain/rate-window.js';
+import { logger } from '../observability.js';
+import { findRoute } from '../routes.js';
+import { callerOf, hasScope } from './caller.js';
+import { problemForError } from './problem.js';
+
+type ApiRequest = Request<
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Error,
+  Context,
+  { rateDecision?: RateDecision }
+>;
+type ApiMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>;
+
+/** Every failure becomes problem+json; only unexpected ones are logged, and never with the request's headers. */
+export function problemErrors(): ApiMiddleware {
+  return {
+    onError: (request) => {
+      if (!(request.error instanceof DomainError)) {
+        logger.error('Unhandled error', { error: request.error, path: request.event.resource });
+      }
+      request.response = problemForError(request.error);
+    },
+  };
+}
+
+export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(decision.limit),
+    'RateLimit-Remaining': String(decision.remaining),
+    'RateLimit-Reset': String(decision.resetSeconds),
+  };
+}
+
+/**
+ * Counts the request against the token's per-minute budget before anything else runs, and puts the
+ * `RateLimit-*` headers on whatever the response turns out to be, errors included.
+ */
+export function rateLimit(): ApiMiddleware {
+  const addHeaders = (request: ApiRequest) => {
+    const decision = request.internal.rateDecision;
+    if (!decision || !request.response) return;
+    request.response.headers = { ...request.response.headers, ...rateLimitHeaders(decision) };
+  };
+  return {
+    before: async (request: ApiRequest) => {
+      const caller = callerOf(request.event);
+      const decision = await consumeRequest(caller.tokenId, caller.rateLimitPerMinute);
+      request.internal.rateDecision = decision;
+      if (!decision.allowed) throw new RateLimitedError(decision.resetSeconds);
+    },
+    after: addHeaders,
+    onError: addHeaders,
+  };
+}
+
+/** The one scope check: the route table says what each method and path needs. */
+export function requireScope(): ApiMiddleware {
+  return {
+    before: (request) => {
+      const { httpMethod, resource } = request.event;
+      const route = findRoute(
+        httpMethod,
+        resource.startsWith(BASE_PATH) ? resource.slice(BASE_PATH.length) : resource,
+      );
+      if (!route) throw new Error(`No route for ${httpMethod} ${resource}`);
+      if (route.access === 'read' || route.access === 'write') {
+        if (!hasScope(callerOf(request.event), route.access)) throw new InsufficientScopeError(route.access);
+      }
+    },
+  };
+}

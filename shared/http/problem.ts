@@ -1,0 +1,94 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import {
+  DomainError,
+  type FieldIssue,
+  InsufficientScopeError,
+  RateLimitedError,
+  ValidationError,
+} from '../domain/errors.js';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** RFC 9457 problem details, plus the stable machine-readable `code` that clients branch on. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  errors?: FieldIssue[];
+}
+
+export const STATUS_TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+export function problemTypeFor(code: string): string {
+  return `urn:problem:${code}`;
+}
+
+export function problem(status: number, code: string, detail: string, errors?: FieldIssue[]): Problem {
+  return {
+    type: problemTypeFor(code),
+    title: STATUS_TITLES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    ...(errors ? { errors } : {}),
+  };
+}
+
+export function problemResponse(body: Problem, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return {
+    statusCode: body.status,
+    headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store', ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+export const WWW_AUTHENTICATE_BEARER = 'Bearer realm="api"';
+
+const STATUS_BY_CODE: Record<string, number> = {
+  unauthorized: 401,
+  insufficient_scope: 403,
+  not_found: 404,
+  no_report: 404,
+  validation_failed: 400,
+  malformed_json: 400,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  conflict: 409,
+  invalid_transition: 409,
+  idempotency_conflict: 409,
+  rate_limited: 429,
+};
+
+/** The one mapping from domain failures to HTTP. Anything unexpected is a generic 500. */
+export function problemForError(error: unknown): APIGatewayProxyResult {
+  if (!(error instanceof DomainError)) {
+    return problemResponse(
+      problem(500, 'internal_error', 'An unexpected error occurred. Please try again later.'),
+    );
+  }
+  const status = STATUS_BY_CODE[error.code] ?? 400;
+  const headers: Record<string, string> = {};
+  if (status === 401) headers['WWW-Authenticate'] = WWW_AUTHENTICATE_BEARER;
+  if (error instanceof InsufficientScopeError) {
+    headers['WWW-Authenticate'] = `Bearer error="insufficient_scope", scope="${error.requiredScope}"`;
+  }
+  if (error instanceof RateLimitedError) headers['Retry-After'] = String(error.retryAfterSeconds);
+  const issues = error instanceof ValidationError ? error.issues : undefined;
+  return problemResponse(problem(status, error.code, error.message, issues), headers);
+}

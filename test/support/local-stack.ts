@@ -1,0 +1,65 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from '../../infra/local/ports.js';
+import { readStackInfo } from '../../infra/local/stack-file.js';
+
+const root = join(import.meta.dirname, '..', '..');
+
+export interface RunningStack {
+  baseUrl: string;
+  dataDir: string;
+  process: ChildProcess;
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts the service exactly as `npm start` does, on a free port with its own data folder. */
+export async function startLocalStack(env: Record<string, string> = {}): Promise<RunningStack> {
+  const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'mis-stack-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
+    cwd: root,
+    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'WARN', ...env, PORT: String(port), DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  while (!output.includes('API base URL')) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`The local stack did not start:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const info = readStackInfo(dataDir);
+  if (!info) throw new Error(`The local stack wrote no stack.json:\n${output}`);
+  return {
+    baseUrl: info.baseUrl,
+    dataDir,
+    process: child,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs the operator CLI as an operator would, against the stack that keeps its state in dataDir. */
+export async function mis<T = unknown>(dataDir: string, ...args: string[]): Promise<T> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['infra/cli/bin.js', ...args, '--json'], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: dataDir },
+  });
+  return JSON.parse(stdout) as T;
+}
