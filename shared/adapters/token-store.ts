@@ -75,7 +75,8 @@ export async function issueToken(
                 kind: 'token',
                 gsi1pk: keys.tokensOfOrganisation(input.organisationId),
                 gsi1sk: `${record.createdAt}#${id}`,
-                ...record,
+                // Absent rather than NULL, so that revocation's if_not_exists sees no revocation yet.
+                ...withoutNulls(record),
               }),
               ConditionExpression: 'attribute_not_exists(pk)',
             },
@@ -165,4 +166,8 @@ function toRecord(item: Record<string, unknown>): TokenRecord {
     revokedAt: (item.revokedAt as string | null) ?? null,
     lastUsedAt: (item.lastUsedAt as string | null) ?? null,
   };
+}
+
+function withoutNulls(record: TokenRecord): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null));
 }
