@@ -57,7 +57,7 @@ describe('npm start', () => {
         headers: { Authorization: `Bearer ${token}` },
       });
       expect(response.status).toBe(200);
-      expect((await response.json()).organisationId).toBe(org.id);
+      expect(((await response.json()) as { organisationId: string }).organisationId).toBe(org.id);
     } finally {
       await second.stop('SIGINT');
     }

@@ -1,11 +1,11 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { baseUrl, call, cli, newOrganisation, newToken } from '../support/api.js';
+import { baseUrl, bodyOf, call, cli, newOrganisation, newToken } from '../support/api.js';
 
 async function expectProblem(response: Response, status: number, code: string) {
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type')).toBe('application/problem+json');
-  const body = await response.json();
+  const body = await bodyOf(response);
   expect(body).toMatchObject({ status, code });
   expect(JSON.stringify(body)).not.toMatch(/\bat .*\.ts:\d+/);
   return body;
@@ -43,7 +43,7 @@ describe('GET /ping', () => {
     const response = await call('/ping', { token });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
-    const body = await response.json();
+    const body = await bodyOf<{ at: string }>(response);
     expect(Object.keys(body).sort()).toEqual(['at', 'ok', 'organisationId', 'version']);
     expect(body).toMatchObject({ ok: true, organisationId: org.id, version: '1.0.0' });
     expect(body.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -54,8 +54,8 @@ describe('GET /ping', () => {
     const [a, b] = [await newOrganisation(), await newOrganisation()];
     const tokenA = await newToken(a.id, 'write');
     const tokenB = await newToken(b.id, 'read');
-    expect((await (await call('/ping', { token: tokenA.token })).json()).organisationId).toBe(a.id);
-    expect((await (await call('/ping', { token: tokenB.token })).json()).organisationId).toBe(b.id);
+    expect((await bodyOf(await call('/ping', { token: tokenA.token }))).organisationId).toBe(a.id);
+    expect((await bodyOf(await call('/ping', { token: tokenB.token }))).organisationId).toBe(b.id);
   });
 
   it('carries RateLimit headers counting down the token budget', async () => {

@@ -39,3 +39,8 @@ export function call(path: string, init: RequestInit & { token?: string } = {}):
     },
   });
 }
+
+/** The parsed JSON body of a response, typed by the test that reads it. */
+export async function bodyOf<T = Record<string, unknown>>(response: Response): Promise<T> {
+  return (await response.json()) as T;
+}

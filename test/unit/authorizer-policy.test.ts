@@ -1,3 +1,4 @@
+import type { PolicyDocument } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { policyAllows } from '../../infra/local/policy.js';
 import { allowWholeApi, wholeApiArn } from '../../shared/domain/authorizer-policy.js';
@@ -27,7 +28,7 @@ describe('authorizer policy', () => {
   });
 
   it('lets an explicit Deny win, as API Gateway does', () => {
-    const policy = {
+    const policy: PolicyDocument = {
       Version: '2012-10-17',
       Statement: [
         { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:*' },

@@ -1,0 +1,341 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, type Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createServiceApp } from '../../infra/service-app.js';
+import { TABLE } from '../../shared/adapters/table.js';
+import { BASE_PATH, tokenTag } from '../../shared/config.js';
+import { AUTHORIZER_CACHE_SECONDS } from '../../shared/domain/authorizer-policy.js';
+import { bearerHeaderPattern } from '../../shared/domain/token.js';
+import { PROBLEM_CONTENT_TYPE, WWW_AUTHENTICATE_BEARER } from '../../shared/http/problem.js';
+import { AUTHORIZER_FUNCTION, functionNames, routes } from '../../shared/routes.js';
+
+type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
+type Statement = { Action: string | string[]; Resource: unknown };
+
+/** Synth with bundling is the slow part (esbuild per function): one app per stage, for the whole file. */
+let template: Template;
+let validationReport: { pluginReports: unknown[] };
+
+beforeAll(() => {
+  const app = new App({ context: { stage: 'dev' } });
+  const stack = createServiceApp(app);
+  // Throws when cdk-nag reports an error nobody acknowledged.
+  const assembly = app.synth();
+  validationReport = JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8'));
+  template = Template.fromStack(stack);
+}, 60_000);
+
+/** Skips bundling: for assertions about settings, not code. */
+function synthWithoutBundling(
+  stage: string,
+  addToStack?: (stack: Stack) => void,
+): { app: App; stack: Stack } {
+  const app = new App({ context: { stage, 'aws:cdk:bundling-stacks': [] } });
+  const stack = createServiceApp(app);
+  addToStack?.(stack);
+  return { app, stack };
+}
+
+const resources = (type: string) => template.findResources(type) as Record<string, Resource>;
+
+function onlyResource(type: string): [string, Resource] {
+  const entries = Object.entries(resources(type));
+  expect(entries).toHaveLength(1);
+  return entries[0] as [string, Resource];
+}
+
+/** The logical id of the resource whose `Arn` a value points at, wherever in the value it appears. */
+function arnTarget(value: unknown): string | undefined {
+  if (Array.isArray(value)) return value.map(arnTarget).find(Boolean);
+  if (value === null || typeof value !== 'object') return undefined;
+  const getAtt = (value as Record<string, unknown>)['Fn::GetAtt'];
+  if (Array.isArray(getAtt) && getAtt[1] === 'Arn') return String(getAtt[0]);
+  return Object.values(value).map(arnTarget).find(Boolean);
+}
+
+/** The full path of an API Gateway resource, by following its parents up to the root. */
+function resourcePath(id: string): string {
+  const resource = resources('AWS::ApiGateway::Resource')[id];
+  if (!resource) return '';
+  const parent = resource.Properties.ParentId as { Ref?: string };
+  return `${parent.Ref ? resourcePath(parent.Ref) : ''}/${String(resource.Properties.PathPart)}`;
+}
+
+function methodsAt(path: string): Resource[] {
+  return Object.values(resources('AWS::ApiGateway::Method')).filter(
+    (method) => resourcePath(String((method.Properties.ResourceId as { Ref: string }).Ref)) === path,
+  );
+}
+
+function functionByName(name: string): [string, Resource] {
+  const match = Object.entries(resources('AWS::Lambda::Function')).find(
+    ([, fn]) => fn.Properties.Description === `${name} (dev)`,
+  );
+  if (!match) throw new Error(`No function ${name}`);
+  return match;
+}
+
+describe('table', () => {
+  it('is built from the shared table definition', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      KeySchema: [
+        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: TABLE.indexes.map((index) =>
+        Match.objectLike({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        }),
+      ),
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
+      SSESpecification: { SSEEnabled: true },
+      Replicas: [
+        Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }),
+      ],
+    });
+  });
+
+  it('is deleted with a dev stack and retained with prod', () => {
+    expect(onlyResource('AWS::DynamoDB::GlobalTable')[1].DeletionPolicy).toBe('Delete');
+    const { stack } = synthWithoutBundling('prod');
+    const prod = Template.fromStack(stack);
+    prod.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+    prod.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
+    prod.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ POWERTOOLS_LOG_LEVEL: 'INFO' }) },
+    });
+  }, 30_000);
+});
+
+describe('functions', () => {
+  it('has one Node 22 arm64 function per function name in the routes, plus the authorizer', () => {
+    const names = [...functionNames(), AUTHORIZER_FUNCTION];
+    expect(Object.keys(resources('AWS::Lambda::Function'))).toHaveLength(names.length);
+    for (const name of names) {
+      expect(functionByName(name)[1].Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        TracingConfig: { Mode: 'Active' },
+        Handler: 'index.handler',
+        Environment: {
+          Variables: {
+            NODE_OPTIONS: '--enable-source-maps',
+            TABLE_NAME: { Ref: onlyResource('AWS::DynamoDB::GlobalTable')[0] },
+            TOKEN_TAG: tokenTag(),
+            POWERTOOLS_LOG_LEVEL: 'DEBUG',
+          },
+        },
+      });
+    }
+  });
+
+  it('keeps logs for a week in dev, in explicit log groups', () => {
+    const groups = Object.values(resources('AWS::Logs::LogGroup'));
+    // One per function and one for API access logs.
+    expect(groups).toHaveLength(functionNames().length + 2);
+    for (const group of groups) expect(group.Properties.RetentionInDays).toBe(7);
+    for (const fn of Object.values(resources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.LoggingConfig).toEqual({ LogGroup: { Ref: expect.any(String) } });
+    }
+  });
+});
+
+describe('authorizer', () => {
+  it('is a cached TOKEN authorizer on the Authorization header with the bearer pattern', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'TOKEN',
+      IdentitySource: 'method.request.header.Authorization',
+      IdentityValidationExpression: bearerHeaderPattern(tokenTag()),
+      AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_SECONDS,
+    });
+    const [, authorizer] = onlyResource('AWS::ApiGateway::Authorizer');
+    expect(arnTarget(authorizer.Properties.AuthorizerUri)).toBe(functionByName(AUTHORIZER_FUNCTION)[0]);
+  });
+
+  it('may only GetItem and UpdateItem on the table', () => {
+    const [, fn] = functionByName(AUTHORIZER_FUNCTION);
+    const roleId = arnTarget(fn.Properties.Role);
+    const role = resources('AWS::IAM::Role')[String(roleId)];
+    expect(role?.Properties.ManagedPolicyArns).toBeUndefined();
+    const statements = Object.values(resources('AWS::IAM::Policy'))
+      .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
+      .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+    const tableId = onlyResource('AWS::DynamoDB::GlobalTable')[0];
+    const dynamodb = statements.filter((s) =>
+      [s.Action].flat().some((action) => action.startsWith('dynamodb:')),
+    );
+    expect(dynamodb.flatMap((s) => [s.Action].flat()).sort()).toEqual([
+      'dynamodb:GetItem',
+      'dynamodb:UpdateItem',
+    ]);
+    for (const statement of dynamodb) {
+      for (const resource of [statement.Resource].flat()) expect(arnTarget(resource)).toBe(tableId);
+    }
+    expect(statements.flatMap((s) => [s.Action].flat())).not.toContain('*');
+  });
+});
+
+describe('REST API', () => {
+  it('serves every route under the base path with the right authorization', () => {
+    const [authorizerId] = onlyResource('AWS::ApiGateway::Authorizer');
+    for (const route of routes) {
+      const method = methodsAt(`${BASE_PATH}${route.path}`).find(
+        (m) => m.Properties.HttpMethod === route.method,
+      );
+      expect(method?.Properties).toMatchObject(
+        route.access === 'public'
+          ? { AuthorizationType: 'NONE' }
+          : { AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId } },
+      );
+      expect(arnTarget(method?.Properties.Integration)).toBe(functionByName(route.functionName)[0]);
+    }
+  });
+
+  it('answers a wrong method with 405 and Allow, without authorization', () => {
+    const any = methodsAt(`${BASE_PATH}/ping`).find((m) => m.Properties.HttpMethod === 'ANY');
+    expect(any?.Properties).toMatchObject({
+      AuthorizationType: 'NONE',
+      Integration: {
+        Type: 'MOCK',
+        IntegrationResponses: [
+          {
+            StatusCode: '405',
+            ResponseParameters: {
+              'method.response.header.Allow': "'GET'",
+              'method.response.header.Content-Type': `'${PROBLEM_CONTENT_TYPE}'`,
+            },
+          },
+        ],
+      },
+    });
+    const integration = any?.Properties.Integration as {
+      IntegrationResponses: { ResponseTemplates: Record<string, string> }[];
+    };
+    const body = JSON.parse(
+      String(integration.IntegrationResponses[0]?.ResponseTemplates['application/json']),
+    );
+    expect(body).toMatchObject({ status: 405, code: 'method_not_allowed', title: 'Method Not Allowed' });
+    const anyMethods = Object.values(resources('AWS::ApiGateway::Method')).filter(
+      (m) => m.Properties.HttpMethod === 'ANY',
+    );
+    expect(anyMethods.length).toBe(new Set(routes.map((r) => r.path)).size);
+    for (const method of anyMethods) expect(method.Properties.AuthorizationType).toBe('NONE');
+  });
+
+  it('names its stage after the deployment stage, logs JSON without headers, never traces data', () => {
+    const [, stage] = onlyResource('AWS::ApiGateway::Stage');
+    expect(stage.Properties).toMatchObject({ StageName: 'dev', TracingEnabled: true });
+    expect(stage.Properties.MethodSettings).toEqual([
+      expect.objectContaining({
+        HttpMethod: '*',
+        ResourcePath: '/*',
+        DataTraceEnabled: false,
+        MetricsEnabled: true,
+      }),
+    ]);
+    const format = String((stage.Properties.AccessLogSetting as { Format: string }).Format);
+    expect(JSON.parse(format)).toHaveProperty('requestId', '$context.requestId');
+    expect(format.toLowerCase()).not.toContain('authorization');
+    expect(format).not.toContain('requestOverride');
+  });
+});
+
+describe('gateway responses', () => {
+  const gatewayResponse = (type: string) =>
+    Object.values(resources('AWS::ApiGateway::GatewayResponse')).find(
+      (r) => r.Properties.ResponseType === type,
+    )?.Properties as {
+      StatusCode: string;
+      ResponseParameters: Record<string, string>;
+      ResponseTemplates: Record<string, string>;
+    };
+
+  it('answers 401 with WWW-Authenticate and a problem body', () => {
+    const unauthorized = gatewayResponse('UNAUTHORIZED');
+    expect(unauthorized.StatusCode).toBe('401');
+    expect(unauthorized.ResponseParameters['gatewayresponse.header.WWW-Authenticate']).toBe(
+      `'${WWW_AUTHENTICATE_BEARER}'`,
+    );
+    expect(JSON.parse(String(unauthorized.ResponseTemplates['application/json']))).toEqual({
+      type: 'urn:problem:unauthorized',
+      title: 'Unauthorized',
+      status: 401,
+      detail: expect.any(String),
+      code: 'unauthorized',
+    });
+  });
+
+  it('answers an unknown path with 404 not_found', () => {
+    const missing = gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
+    expect(missing.StatusCode).toBe('404');
+    expect(JSON.parse(String(missing.ResponseTemplates['application/json']))).toMatchObject({
+      code: 'not_found',
+    });
+  });
+
+  it('sends problem+json whose status is the status sent, and no error text on 5xx', () => {
+    const all = Object.values(resources('AWS::ApiGateway::GatewayResponse')).map((r) => r.Properties);
+    expect(all.map((r) => r.ResponseType)).toEqual(
+      expect.arrayContaining([
+        'THROTTLED',
+        'ACCESS_DENIED',
+        'REQUEST_TOO_LARGE',
+        'INTEGRATION_TIMEOUT',
+        'DEFAULT_4XX',
+        'DEFAULT_5XX',
+      ]),
+    );
+    for (const response of all) {
+      const params = response.ResponseParameters as Record<string, string>;
+      expect(params['gatewayresponse.header.Content-Type']).toBe(`'${PROBLEM_CONTENT_TYPE}'`);
+      const template = String((response.ResponseTemplates as Record<string, string>)['application/json']);
+      expect(JSON.parse(template).status).toBe(Number(response.StatusCode));
+      if (Number(response.StatusCode) >= 500) expect(template).not.toContain('$context');
+    }
+    expect(gatewayResponse('THROTTLED').StatusCode).toBe('429');
+    expect(
+      JSON.parse(String(gatewayResponse('DEFAULT_5XX').ResponseTemplates['application/json'])).code,
+    ).toBe('internal_error');
+  });
+});
+
+describe('outputs', () => {
+  it('exports what the operator CLI reads', () => {
+    const outputs = template.findOutputs('*');
+    expect(Object.keys(outputs)).toEqual(
+      expect.arrayContaining(['ApiBaseUrl', 'TableName', 'RestApiId', 'StageName', 'Region']),
+    );
+    const url = (outputs.ApiBaseUrl?.Value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+    expect(url.at(-1)).toBe(BASE_PATH);
+    expect(outputs.TableName?.Value).toEqual({ Ref: onlyResource('AWS::DynamoDB::GlobalTable')[0] });
+    expect(outputs.RestApiId?.Value).toEqual({ Ref: onlyResource('AWS::ApiGateway::RestApi')[0] });
+    expect(outputs.StageName?.Value).toEqual({ Ref: onlyResource('AWS::ApiGateway::Stage')[0] });
+    expect(outputs.Region?.Value).toEqual({ Ref: 'AWS::Region' });
+  });
+});
+
+describe('cdk-nag', () => {
+  it('leaves no unacknowledged finding', () => {
+    expect(validationReport.pluginReports).toEqual([]);
+  });
+
+  it('fails the synth on a finding nobody acknowledged', () => {
+    const { app } = synthWithoutBundling('dev', (stack) => {
+      const role = new Role(stack, 'Careless', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+      role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:*'], resources: ['*'] }));
+    });
+    expect(() => app.synth()).toThrow(/Validation failed/);
+  }, 30_000);
+});
