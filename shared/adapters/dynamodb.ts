@@ -29,3 +29,11 @@ export function tableName(): string {
 export function isConditionalCheckFailure(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
+
+/**
+ * Item attributes without nulls: an absent attribute, not a NULL one, is what `if_not_exists` and
+ * `attribute_not_exists` test, so "not yet revoked/disabled" must be stored as absence.
+ */
+export function withoutNulls<T extends object>(record: T): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null && value !== undefined));
+}

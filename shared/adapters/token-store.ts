@@ -9,7 +9,7 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { tokenTag } from '../config.js';
 import { NotFoundError } from '../domain/errors.js';
 import { generateToken, prefixOfTokenId, type Scope, tokenIdFor } from '../domain/token.js';
-import { dynamodb, isConditionalCheckFailure, tableName } from './dynamodb.js';
+import { dynamodb, isConditionalCheckFailure, tableName, withoutNulls } from './dynamodb.js';
 import { keys } from './keys.js';
 
 export interface TokenRecord {
@@ -168,6 +168,3 @@ function toRecord(item: Record<string, unknown>): TokenRecord {
   };
 }
 
-function withoutNulls(record: TokenRecord): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null));
-}

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import {
+  DeleteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+  paginateQuery,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { NotFoundError } from '../domain/errors.js';
+import { newSigningSecret, type WebhookEndpoint } from '../domain/webhook-endpoint.js';
+import type { WebhookEventName } from '../domain/webhook-events.js';
+import { dynamodb, isConditionalCheckFailure, tableName, withoutNulls } from './dynamodb.js';
+import { keys } from './keys.js';
+import { secretCipher } from './secret-cipher.js';
+
+const cipherContext = (endpoint: Pick<WebhookEndpoint, 'organisationId' | 'id'>) => ({
+  organisationId: endpoint.organisationId,
+  endpointId: endpoint.id,
+});
+
+/** Registers an endpoint; the returned secret exists in plain text nowhere else: show it once. */
+export async function createWebhookEndpoint(
+  input: { organisationId: string; url: string; events: WebhookEventName[] },
+  now = new Date(),
+): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  const endpoint: WebhookEndpoint = {
+    id: randomUUID(),
+    organisationId: input.organisationId,
+    url: input.url,
+    events: [...new Set(input.events)],
+    createdAt: now.toISOString(),
+    disabledAt: null,
+    disabledReason: null,
+  };
+  const secret = newSigningSecret();
+  const encryptedSecret = await secretCipher().encrypt(secret, cipherContext(endpoint));
+  await dynamodb().send(
+    new PutItemCommand({
+      TableName: tableName(),
+      Item: marshall({
+        ...keys.webhookEndpoint(endpoint.organisationId, endpoint.id),
+        kind: 'webhook-endpoint',
+        ...withoutNulls(endpoint),
+        encryptedSecret,
+      }),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return { endpoint, secret };
+}
+
+export async function listWebhookEndpoints(organisationId: string): Promise<WebhookEndpoint[]> {
+  const endpoints: WebhookEndpoint[] = [];
+  const pages = paginateQuery(
+    { client: dynamodb() },
+    {
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+      ExpressionAttributeValues: marshall({ ':pk': keys.webhookEndpoints(organisationId), ':sk': 'ENDPOINT#' }),
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) endpoints.push(toEndpoint(unmarshall(item)));
+  }
+  return endpoints.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+export async function getWebhookEndpoint(organisationId: string, id: string): Promise<WebhookEndpoint | undefined> {
+  const item = await getItem(organisationId, id);
+  return item ? toEndpoint(item) : undefined;
+}
+
+/** The endpoint with its decrypted signing secret, for the delivery function only. */
+export async function getWebhookEndpointWithSecret(
+  organisationId: string,
+  id: string,
+): Promise<{ endpoint: WebhookEndpoint; secret: string } | undefined> {
+  const item = await getItem(organisationId, id);
+  if (!item) return undefined;
+  const endpoint = toEndpoint(item);
+  return { endpoint, secret: await secretCipher().decrypt(String(item.encryptedSecret), cipherContext(endpoint)) };
+}
+
+export async function deleteWebhookEndpoint(organisationId: string, id: string): Promise<void> {
+  try {
+    await dynamodb().send(
+      new DeleteItemCommand({
+        TableName: tableName(),
+        Key: marshall(keys.webhookEndpoint(organisationId, id)),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) throw new NotFoundError(`Webhook endpoint ${id}`);
+    throw error;
+  }
+}
+
+/** A subscriber's 410 Gone: no more deliveries until the endpoint is registered again. */
+export async function disableWebhookEndpoint(organisationId: string, id: string, reason: string, now = new Date()) {
+  try {
+    await dynamodb().send(
+      new UpdateItemCommand({
+        TableName: tableName(),
+        Key: marshall(keys.webhookEndpoint(organisationId, id)),
+        UpdateExpression: 'SET disabledAt = if_not_exists(disabledAt, :now), disabledReason = :reason',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: marshall({ ':now': now.toISOString(), ':reason': reason }),
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailure(error)) throw error;
+  }
+}
+
+async function getItem(organisationId: string, id: string): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await dynamodb().send(
+    new GetItemCommand({
+      TableName: tableName(),
+      Key: marshall(keys.webhookEndpoint(organisationId, id)),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? unmarshall(Item) : undefined;
+}
+
+function toEndpoint(item: Record<string, unknown>): WebhookEndpoint {
+  return {
+    id: String(item.id),
+    organisationId: String(item.organisationId),
+    url: String(item.url),
+    events: (item.events as WebhookEventName[]) ?? [],
+    createdAt: String(item.createdAt),
+    disabledAt: (item.disabledAt as string | undefined) ?? null,
+    disabledReason: (item.disabledReason as string | undefined) ?? null,
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The nine webhook events of spec section 6.3 and the key under which each payload carries its
+ * resource: `{event, organisationId, <resourceKey>: {...}, attempt}`.
+ */
+export const WEBHOOK_EVENTS = {
+  'incident.declared': 'incident',
+  'incident.contained': 'incident',
+  'incident.notified': 'incident',
+  'incident.closed': 'incident',
+  'incident.deadline_72h': 'incident',
+  'member.created': 'member',
+  'contribution.received': 'contribution',
+  'timebank.payout.settled': 'payout',
+  'sanctuary.file.expired': 'file',
+} as const;
+
+export type WebhookEventName = keyof typeof WEBHOOK_EVENTS;
+export const WEBHOOK_EVENT_NAMES = Object.keys(WEBHOOK_EVENTS) as WebhookEventName[];
+
+export function isWebhookEventName(name: string): name is WebhookEventName {
+  return Object.hasOwn(WEBHOOK_EVENTS, name);
+}
+
+/** An event as the outbox records it, before it is fanned out to endpoints. */
+export interface DomainEvent {
+  eventId: string;
+  event: WebhookEventName;
+  organisationId: string;
+  occurredAt: string;
+  /** The resource as subscribers see it: ids and non-personal fields only. */
+  data: Record<string, unknown>;
+}
+
+/**
+ * One delivery: one event for one endpoint. It is the EventBridge detail and the SQS message body,
+ * so each endpoint's retries are counted and scheduled apart from every other endpoint's.
+ */
+export interface DeliveryMessage extends DomainEvent {
+  deliveryId: string;
+  endpointId: string;
+}
+
+/** The exact JSON a subscriber receives; `attempt` is 1 on the first try. */
+export function webhookBody(message: DomainEvent, attempt: number): string {
+  return JSON.stringify({
+    event: message.event,
+    organisationId: message.organisationId,
+    [WEBHOOK_EVENTS[message.event]]: message.data,
+    attempt,
+  });
+}
