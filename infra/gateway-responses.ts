@@ -1,0 +1,83 @@
+import { ResponseType } from 'aws-cdk-lib/aws-apigateway';
+import {
+  PROBLEM_CONTENT_TYPE,
+  type Problem,
+  problem,
+  WWW_AUTHENTICATE_BEARER,
+} from '../shared/http/problem.js';
+
+export interface GatewayProblem {
+  type: ResponseType;
+  body: Problem;
+  headers?: Record<string, string>;
+}
+
+const INTERNAL_ERROR = 'An unexpected error occurred. Please try again later.';
+
+/**
+ * What API Gateway answers by itself (before or instead of a function), in the same problem+json
+ * shape as the functions. Every status is fixed so the body's `status` is the one on the wire; 5xx
+ * details are generic because `$context.error.message` can describe our configuration.
+ */
+export const GATEWAY_PROBLEMS: readonly GatewayProblem[] = [
+  {
+    type: ResponseType.UNAUTHORIZED,
+    body: problem(401, 'unauthorized', 'A valid bearer token is required.'),
+    headers: { 'WWW-Authenticate': WWW_AUTHENTICATE_BEARER },
+  },
+  {
+    type: ResponseType.ACCESS_DENIED,
+    body: problem(403, 'forbidden', 'This token may not call this operation.'),
+  },
+  // API Gateway's answer for a path with no resource or method is a 403 "Missing Authentication Token".
+  {
+    type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
+    body: problem(404, 'not_found', 'No resource exists at this path.'),
+  },
+  {
+    type: ResponseType.RESOURCE_NOT_FOUND,
+    body: problem(404, 'not_found', 'No resource exists at this path.'),
+  },
+  {
+    type: ResponseType.REQUEST_TOO_LARGE,
+    body: problem(413, 'payload_too_large', 'The request is too large.'),
+  },
+  {
+    type: ResponseType.UNSUPPORTED_MEDIA_TYPE,
+    body: problem(415, 'unsupported_media_type', 'The request body has an unsupported media type.'),
+  },
+  {
+    type: ResponseType.THROTTLED,
+    body: problem(429, 'rate_limited', 'Too many requests; retry shortly.'),
+    // Stage throttling is a per-second token bucket, so one second is always enough to get a new token.
+    headers: { 'Retry-After': '1' },
+  },
+  { type: ResponseType.BAD_REQUEST_BODY, body: problem(400, 'bad_request', 'The request body is invalid.') },
+  {
+    type: ResponseType.BAD_REQUEST_PARAMETERS,
+    body: problem(400, 'bad_request', 'The request parameters are invalid.'),
+  },
+  { type: ResponseType.AUTHORIZER_FAILURE, body: problem(500, 'internal_error', INTERNAL_ERROR) },
+  { type: ResponseType.AUTHORIZER_CONFIGURATION_ERROR, body: problem(500, 'internal_error', INTERNAL_ERROR) },
+  { type: ResponseType.INTEGRATION_FAILURE, body: problem(502, 'internal_error', INTERNAL_ERROR) },
+  {
+    type: ResponseType.INTEGRATION_TIMEOUT,
+    body: problem(504, 'timeout', 'The request took too long. A write may or may not have taken effect.'),
+  },
+  {
+    type: ResponseType.DEFAULT_4XX,
+    body: problem(400, 'bad_request', 'The request could not be processed.'),
+  },
+  { type: ResponseType.DEFAULT_5XX, body: problem(500, 'internal_error', INTERNAL_ERROR) },
+];
+
+/** Gateway and integration response header values are mapping expressions: a literal is single-quoted. */
+export function headerLiteral(value: string): string {
+  if (value.includes("'")) throw new Error(`A header literal cannot contain a single quote: ${value}`);
+  return `'${value}'`;
+}
+
+export function gatewayResponseHeaders(extra: Record<string, string> = {}): Record<string, string> {
+  const headers = { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store', ...extra };
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, headerLiteral(value)]));
+}

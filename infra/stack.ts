@@ -1,0 +1,89 @@
+import { type CfnElement, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Construct } from 'constructs';
+import { TABLE } from '../shared/adapters/table.js';
+import { BASE_PATH, serviceName, tokenTag } from '../shared/config.js';
+import { AUTHORIZER_FUNCTION, functionNames, routes } from '../shared/routes.js';
+import { PublicApi } from './constructs/public-api.js';
+import { ServiceFunction } from './constructs/service-function.js';
+import type { StageSettings } from './stage.js';
+import { tableActionsFor } from './table-access.js';
+
+export interface ServiceStackProps extends StackProps {
+  settings: StageSettings;
+}
+
+export class ServiceStack extends Stack {
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+    const tag = tokenTag();
+
+    const table = new TableV2(this, 'Table', {
+      partitionKey: { name: TABLE.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE.sortKey, type: AttributeType.STRING },
+      globalSecondaryIndexes: TABLE.indexes.map((index) => ({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+      })),
+      billing: Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // The AWS-managed key encrypts at rest and logs its use in CloudTrail, without a key to pay for or a
+      // kms:Decrypt grant in every function's policy; a customer key would add value only for crypto-shredding.
+      encryption: TableEncryptionV2.awsManagedKey(),
+      timeToLiveAttribute: TABLE.ttlAttribute,
+      deletionProtection: settings.isProduction,
+      removalPolicy: settings.removalPolicy,
+    });
+
+    const environment = {
+      TABLE_NAME: table.tableName,
+      TOKEN_TAG: tag,
+      SERVICE_NAME: serviceName(),
+      POWERTOOLS_SERVICE_NAME: 'membership-incident-service',
+      POWERTOOLS_LOG_LEVEL: settings.logLevel,
+    };
+    const tableIndexes = `Resource::<${this.getLogicalId(table.node.defaultChild as CfnElement)}.Arn>/index/*`;
+
+    const createFunction = (name: string, constructId: string): IFunction => {
+      const serviceFunction = new ServiceFunction(this, constructId, { name, settings, environment });
+      table.grant(serviceFunction.function, ...tableActionsFor(name));
+      Validations.of(serviceFunction).acknowledge({
+        id: `AwsSolutions-IAM5[${tableIndexes}]`,
+        reason:
+          "Table grants cover this table's own indexes (needed for Query on gsi1); item actions do not apply to index ARNs.",
+      });
+      return serviceFunction.function;
+    };
+
+    const authorizerFunction = createFunction(AUTHORIZER_FUNCTION, 'AuthorizerFunction');
+    // One function per distinct functionName: a route added to the table gets its function here.
+    const handlers = new Map(
+      functionNames().map((name) => [name, createFunction(name, `${pascalCase(name)}Function`)]),
+    );
+
+    const api = new PublicApi(this, 'PublicApi', {
+      settings,
+      routes,
+      handlers,
+      authorizerFunction,
+      tokenTag: tag,
+    });
+
+    // The operator CLI reads these by id.
+    new CfnOutput(this, 'ApiBaseUrl', { value: api.restApi.urlForPath(BASE_PATH) });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'RestApiId', { value: api.restApi.restApiId });
+    new CfnOutput(this, 'StageName', { value: api.restApi.deploymentStage.stageName });
+    new CfnOutput(this, 'Region', { value: this.region });
+  }
+}
+
+function pascalCase(name: string): string {
+  return name
+    .split(/[^A-Za-z0-9]+/)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}

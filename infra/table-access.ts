@@ -1,0 +1,19 @@
+import { AUTHORIZER_FUNCTION } from '../shared/routes.js';
+
+/** What a function gets when it is not listed: the rate limiter's UpdateItem and a GetItem for its own reads. */
+export const DEFAULT_TABLE_ACTIONS: readonly string[] = ['dynamodb:UpdateItem', 'dynamodb:GetItem'];
+
+/**
+ * The DynamoDB actions each function's code calls, and no more. Every API function counts requests
+ * with UpdateItem (rate limiter); list a function here when it needs less or more than the default.
+ */
+export const TABLE_ACCESS: Readonly<Record<string, readonly string[]>> = {
+  // Reads the token and the organisation, records lastUsedAt.
+  [AUTHORIZER_FUNCTION]: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+  // Only the rate limiter touches the table.
+  ping: ['dynamodb:UpdateItem'],
+};
+
+export function tableActionsFor(functionName: string): readonly string[] {
+  return TABLE_ACCESS[functionName] ?? DEFAULT_TABLE_ACTIONS;
+}
