@@ -1,12 +1,14 @@
 import { type CfnElement, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
 import { TABLE } from '../shared/adapters/table.js';
 import { BASE_PATH, serviceName, tokenTag } from '../shared/config.js';
 import { AUTHORIZER_FUNCTION, functionNames, routes } from '../shared/routes.js';
 import { PublicApi } from './constructs/public-api.js';
 import { ServiceFunction } from './constructs/service-function.js';
+import { WebhookDelivery } from './constructs/webhook-delivery.js';
 import type { StageSettings } from './stage.js';
 import { tableActionsFor } from './table-access.js';
 
@@ -34,6 +36,7 @@ export class ServiceStack extends Stack {
       // kms:Decrypt grant in every function's policy; a customer key would add value only for crypto-shredding.
       encryption: TableEncryptionV2.awsManagedKey(),
       timeToLiveAttribute: TABLE.ttlAttribute,
+      dynamoStream: StreamViewType[TABLE.streamView],
       deletionProtection: settings.isProduction,
       removalPolicy: settings.removalPolicy,
     });
@@ -47,22 +50,32 @@ export class ServiceStack extends Stack {
     };
     const tableIndexes = `Resource::<${this.getLogicalId(table.node.defaultChild as CfnElement)}.Arn>/index/*`;
 
-    const createFunction = (name: string, constructId: string): IFunction => {
-      const serviceFunction = new ServiceFunction(this, constructId, { name, settings, environment });
-      table.grant(serviceFunction.function, ...tableActionsFor(name));
+    const grantTable = (serviceFunction: ServiceFunction) => {
+      table.grant(serviceFunction.function, ...tableActionsFor(serviceFunction.name));
       Validations.of(serviceFunction).acknowledge({
         id: `AwsSolutions-IAM5[${tableIndexes}]`,
         reason:
           "Table grants cover this table's own indexes (needed for Query on gsi1); item actions do not apply to index ARNs.",
       });
+    };
+    const createFunction = (name: string, constructId: string): IFunction => {
+      const serviceFunction = new ServiceFunction(this, constructId, { name, settings, environment });
+      grantTable(serviceFunction);
       return serviceFunction.function;
     };
+
+    const webhooks = new WebhookDelivery(this, 'Webhooks', { settings, table, environment, grantTable });
 
     const authorizerFunction = createFunction(AUTHORIZER_FUNCTION, 'AuthorizerFunction');
     // One function per distinct functionName: a route added to the table gets its function here.
     const handlers = new Map(
       functionNames().map((name) => [name, createFunction(name, `${pascalCase(name)}Function`)]),
     );
+
+    // Registering an endpoint encrypts its signing secret; replaying that request decrypts the stored answer.
+    const webhookCreate = handlers.get('webhook-create') as NodejsFunction;
+    webhookCreate.addEnvironment('SECRETS_KMS_KEY_ID', webhooks.signingKey.keyArn);
+    webhooks.signingKey.grantEncryptDecrypt(webhookCreate);
 
     const api = new PublicApi(this, 'PublicApi', {
       settings,
@@ -78,6 +91,10 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'RestApiId', { value: api.restApi.restApiId });
     new CfnOutput(this, 'StageName', { value: api.restApi.deploymentStage.stageName });
     new CfnOutput(this, 'Region', { value: this.region });
+    new CfnOutput(this, 'DeliveryQueueUrl', { value: webhooks.queue.queueUrl });
+    new CfnOutput(this, 'DeadLetterQueueUrl', { value: webhooks.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'AlarmTopicArn', { value: webhooks.alarmTopic.topicArn });
+    new CfnOutput(this, 'SigningKeyArn', { value: webhooks.signingKey.keyArn });
   }
 }
 

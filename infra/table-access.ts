@@ -12,6 +12,20 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly string[]>> = {
   [AUTHORIZER_FUNCTION]: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
   // Only the rate limiter touches the table.
   ping: ['dynamodb:UpdateItem'],
+  // Writes go in one transaction (state, outbox event, idempotency record): Put for each item,
+  // GetItem for the current state and a stored idempotent response.
+  'incident-declare': ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+  'incident-move': ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+  'incident-get': ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+  'incidents-list': ['dynamodb:UpdateItem', 'dynamodb:Query'],
+  'webhook-create': ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+  'webhook-delete': ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  'webhooks-list': ['dynamodb:UpdateItem', 'dynamodb:Query'],
+  'webhook-deliveries': ['dynamodb:UpdateItem', 'dynamodb:Query'],
+  // Lists the organisation's endpoints to fan an event out.
+  'outbox-relay': ['dynamodb:Query'],
+  // Reads the endpoint, disables it on 410, writes the delivery log.
+  'webhook-delivery': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
 };
 
 export function tableActionsFor(functionName: string): readonly string[] {

@@ -9,7 +9,10 @@ export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
 export interface Route {
   method: HttpMethod;
-  /** Path under the base path, with `{name}` for a path parameter. */
+  /**
+   * Path under the base path, with `{name}` for a path parameter and, as the last segment only,
+   * `{name+}` for a greedy one that takes the rest of the path (API Gateway's proxy resource).
+   */
   path: string;
   /** The folder under `functions/` whose `handler.ts` serves the route. */
   functionName: string;
@@ -20,6 +23,25 @@ export interface Route {
 
 export const routes: readonly Route[] = [
   { method: 'GET', path: '/ping', functionName: 'ping', access: 'any', summary: 'Key health probe' },
+  { method: 'GET', path: '/members', functionName: 'member-statistics', access: 'read', summary: 'Anonymised membership statistics' },
+  { method: 'POST', path: '/members', functionName: 'record-member', access: 'write', summary: 'Record a member' },
+  { method: 'GET', path: '/events', functionName: 'upcoming-events', access: 'read', summary: 'Upcoming public events, soonest first' },
+  { method: 'POST', path: '/events', functionName: 'publish-event', access: 'write', summary: 'Publish an event' },
+  { method: 'GET', path: '/impact', functionName: 'impact-report', access: 'read', summary: 'The latest published social-impact report' },
+  { method: 'POST', path: '/impact', functionName: 'publish-impact-report', access: 'write', summary: 'Publish a social-impact report' },
+  { method: 'GET', path: '/openapi.json', functionName: 'docs', access: 'public', summary: 'OpenAPI 3.1 description of this API' },
+  { method: 'GET', path: '/docs', functionName: 'docs', access: 'public', summary: 'Interactive API console' },
+  { method: 'GET', path: '/docs/{asset+}', functionName: 'docs', access: 'public', summary: 'Files of the interactive console' },
+  { method: 'GET', path: '/incidents', functionName: 'incidents-list', access: 'read', summary: 'List incidents, newest first' },
+  { method: 'POST', path: '/incidents', functionName: 'incident-declare', access: 'write', summary: 'Declare a data-breach incident' },
+  { method: 'GET', path: '/incidents/{id}', functionName: 'incident-get', access: 'read', summary: 'Read an incident with its history' },
+  { method: 'POST', path: '/incidents/{id}/contain', functionName: 'incident-move', access: 'write', summary: 'Mark an incident contained' },
+  { method: 'POST', path: '/incidents/{id}/notify', functionName: 'incident-move', access: 'write', summary: 'Record the notification of the supervisory authority' },
+  { method: 'POST', path: '/incidents/{id}/close', functionName: 'incident-move', access: 'write', summary: 'Close an incident' },
+  { method: 'GET', path: '/webhooks', functionName: 'webhooks-list', access: 'read', summary: 'List webhook endpoints' },
+  { method: 'POST', path: '/webhooks', functionName: 'webhook-create', access: 'write', summary: 'Register a webhook endpoint' },
+  { method: 'DELETE', path: '/webhooks/{id}', functionName: 'webhook-delete', access: 'write', summary: 'Remove a webhook endpoint' },
+  { method: 'GET', path: '/webhooks/{id}/deliveries', functionName: 'webhook-deliveries', access: 'read', summary: 'Delivery attempts of an endpoint, newest first' },
 ];
 
 /** The function that checks bearer tokens for every non-public route. */
@@ -29,12 +51,17 @@ export const AUTHORIZER_FUNCTION = 'authorizer';
 export function matchPath(routePath: string, actualPath: string): Record<string, string> | undefined {
   const want = routePath.split('/');
   const got = actualPath.split('/');
-  if (want.length !== got.length) return undefined;
+  const greedy = /^\{(\w+)\+\}$/.exec(want.at(-1) ?? '')?.[1];
+  if (greedy ? got.length < want.length : want.length !== got.length) return undefined;
   const params: Record<string, string> = {};
   for (const [i, segment] of want.entries()) {
     const actual = got[i] ?? '';
     const param = /^\{(\w+)\}$/.exec(segment)?.[1];
-    if (param) {
+    if (greedy && i === want.length - 1) {
+      const rest = got.slice(i).join('/');
+      if (rest === '' || got.slice(i).includes('')) return undefined;
+      params[greedy] = decodeURIComponent(rest);
+    } else if (param) {
       if (actual === '') return undefined;
       params[param] = decodeURIComponent(actual);
     } else if (segment !== actual) {

@@ -1,9 +1,17 @@
 import { parseArgs } from 'node:util';
-import { createOrganisation } from '../../shared/adapters/organisation-store.js';
+import { createOrganisation, getOrganisation } from '../../shared/adapters/organisation-store.js';
 import { issueToken, listTokens, revokeToken, summariseToken } from '../../shared/adapters/token-store.js';
-import { DomainError } from '../../shared/domain/errors.js';
+import { createWebhookEndpoint } from '../../shared/adapters/webhook-endpoint-store.js';
+import { assertAcceptableWebhookUrl } from '../../shared/adapters/webhook-sender.js';
+import { DomainError, ValidationError } from '../../shared/domain/errors.js';
 import { TIERS, type Tier } from '../../shared/domain/organisation.js';
 import { parseScopes } from '../../shared/domain/token.js';
+import {
+  isWebhookEventName,
+  WEBHOOK_EVENT_NAMES,
+  type WebhookEventName,
+} from '../../shared/domain/webhook-events.js';
+import { webhookEndpointView } from '../../shared/domain/webhook-view.js';
 import { CliError, resolveTarget } from './target.js';
 
 const USAGE = `Usage: mis <command> [options]   (add --json for machine-readable output)
@@ -12,6 +20,7 @@ const USAGE = `Usage: mis <command> [options]   (add --json for machine-readable
   token issue --org <orgId> --scopes read[,write] [--name <label>]
   token list --org <orgId>
   token revoke <tokenId>
+  webhook add --org <orgId> --url <url> [--events a,b]
 
 Acts on the running local stack (npm start; DATA_DIR tells where it keeps its state), or on a
 deployed stack with --stack <name> and the usual AWS credentials.`;
@@ -26,11 +35,13 @@ const { values, positionals } = parseArgs({
     'rate-limit': { type: 'string' },
     org: { type: 'string' },
     scopes: { type: 'string' },
+    url: { type: 'string' },
+    events: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 
-function required(option: 'name' | 'org' | 'scopes'): string {
+function required(option: 'name' | 'org' | 'scopes' | 'url'): string {
   const value = values[option];
   if (!value) throw new CliError(`--${option} is required.\n\n${USAGE}`);
   return value;
@@ -47,7 +58,7 @@ async function run(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const known = ['org create', 'token issue', 'token list', 'token revoke'];
+  const known = ['org create', 'token issue', 'token list', 'token revoke', 'webhook add'];
   if (!known.includes(command)) throw new CliError(`Unknown command "${command}".\n\n${USAGE}`);
   const target = await resolveTarget(values.stack);
 
@@ -97,12 +108,46 @@ async function run(): Promise<void> {
       );
       return;
     }
+    case 'webhook add': {
+      const organisationId = required('org');
+      const url = required('url');
+      const events = (values.events ?? '').split(',').filter(Boolean);
+      const unknown = events.filter((e) => !isWebhookEventName(e));
+      if (unknown.length > 0) {
+        throw new CliError(
+          `Unknown events: ${unknown.join(', ')}. Known: ${WEBHOOK_EVENT_NAMES.join(', ')}.`,
+        );
+      }
+      assertAcceptableWebhookUrl(url);
+      if (!(await getOrganisation(organisationId)))
+        throw new CliError(`Organisation ${organisationId} was not found.`);
+      const { endpoint, secret } = await createWebhookEndpoint({
+        organisationId,
+        url,
+        events: events as WebhookEventName[],
+      });
+      const view = webhookEndpointView(endpoint);
+      print(
+        { id: view.id, url: view.url, events: view.events, secret },
+        `Webhook endpoint ${view.id} added for ${view.url}\n  events: ${view.events.join(', ')}\n\n  signing secret: ${secret}\n\nThis is the only time the secret is shown: store it in the receiver's configuration now.`,
+      );
+      return;
+    }
   }
 }
 
 run().catch((error: unknown) => {
-  const known = error instanceof CliError || error instanceof DomainError || error instanceof RangeError;
-  const message = error instanceof Error ? error.message : String(error);
+  const known =
+    error instanceof CliError ||
+    error instanceof DomainError ||
+    error instanceof RangeError ||
+    error instanceof TypeError;
+  const message =
+    error instanceof ValidationError
+      ? error.issues.map((issue) => issue.message).join(' ')
+      : error instanceof Error
+        ? error.message
+        : String(error);
   console.error(
     known ? `error: ${message}` : `error: ${message} (${(error as Error)?.name ?? 'unexpected'})`,
   );

@@ -1,6 +1,7 @@
 import { APIGatewayClient, FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { FLUSH_CACHE_PATH } from '../local/gateway.js';
+import { localSecretKey } from '../local/secret-key.js';
 import { dataDir, readStackInfo } from '../local/stack-file.js';
 
 export class CliError extends Error {}
@@ -16,7 +17,7 @@ async function deployedTarget(stackName: string): Promise<Target> {
   const cloudFormation = new CloudFormationClient({});
   const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
   const outputs = Object.fromEntries((Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
-  const { TableName, RestApiId, StageName, Region } = outputs;
+  const { TableName, RestApiId, StageName, Region, SigningKeyArn } = outputs;
   if (!TableName || !RestApiId || !StageName) {
     throw new CliError(
       `Stack ${stackName} has no TableName, RestApiId and StageName outputs: is it this service's stack?`,
@@ -24,6 +25,7 @@ async function deployedTarget(stackName: string): Promise<Target> {
   }
   process.env.TABLE_NAME = TableName;
   if (Region) process.env.AWS_REGION = Region;
+  if (SigningKeyArn) process.env.SECRETS_KMS_KEY_ID = SigningKeyArn;
   return {
     description: `stack ${stackName}`,
     flushAuthorizerCache: async () => {
@@ -44,6 +46,8 @@ function localTarget(): Target {
   }
   process.env.DYNAMODB_ENDPOINT = info.dynamodbEndpoint;
   process.env.TABLE_NAME = info.tableName;
+  process.env.LOCAL_SECRET_KEY = localSecretKey(dir);
+  process.env.ALLOW_PRIVATE_WEBHOOK_URLS = 'true';
   return {
     description: `local stack at ${info.baseUrl}`,
     flushAuthorizerCache: async () => {

@@ -22,10 +22,12 @@ export interface ServiceFunctionProps {
 export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
   readonly logGroup: LogGroup;
+  readonly name: string;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     const { settings } = props;
+    this.name = props.name;
 
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: settings.logRetention,

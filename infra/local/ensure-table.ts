@@ -3,6 +3,7 @@ import {
   DescribeTableCommand,
   type DynamoDBClient,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
@@ -14,7 +15,16 @@ export async function ensureTable(
   tableName: string,
 ): Promise<'created' | 'existing'> {
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      // A table from before the outbox relay existed: give it its stream.
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          StreamSpecification: { StreamEnabled: true, StreamViewType: TABLE.streamView },
+        }),
+      );
+    }
     return 'existing';
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;

@@ -8,6 +8,7 @@ import { ensureTable } from './ensure-table.js';
 import { createGateway, type ProxyHandler, type TokenAuthorizer } from './gateway.js';
 import { LocalStackError } from './local-stack-error.js';
 import { assertPortFree } from './ports.js';
+import { localSecretKey } from './secret-key.js';
 import { dataDir, removeStackInfo, writeStackInfo } from './stack-file.js';
 
 const port = Number(process.env.PORT || 3000);
@@ -40,6 +41,9 @@ async function main(): Promise<void> {
   // The handlers read these when they first touch DynamoDB, exactly as they read Lambda's environment.
   process.env.DYNAMODB_ENDPOINT = dynamodb.endpoint;
   process.env.TABLE_NAME = tableName;
+  process.env.LOCAL_SECRET_KEY = localSecretKey(dir);
+  // A developer receives webhooks on localhost; on AWS only public https URLs are accepted.
+  process.env.ALLOW_PRIVATE_WEBHOOK_URLS = 'true';
   const client = new DynamoDBClient({
     endpoint: dynamodb.endpoint,
     region: 'local',
@@ -66,7 +70,7 @@ async function main(): Promise<void> {
   writeStackInfo(dir, { baseUrl, origin, dynamodbEndpoint: dynamodb.endpoint, tableName, pid: process.pid });
   console.log(
     [
-      'Membership and Incident Service is running (Ctrl-C stops it; data is kept in ' + dir + ')',
+      `Membership and Incident Service is running (Ctrl-C stops it; data is kept in ${dir})`,
       `  API base URL: ${baseUrl}`,
       `  DynamoDB Local: ${dynamodb.endpoint} (table ${tableName})`,
       '  First token: npx mis org create --name "My association"  then  npx mis token issue --org <id> --scopes read,write',

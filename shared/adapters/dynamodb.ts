@@ -35,5 +35,7 @@ export function isConditionalCheckFailure(error: unknown): boolean {
  * `attribute_not_exists` test, so "not yet revoked/disabled" must be stored as absence.
  */
 export function withoutNulls<T extends object>(record: T): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null && value !== undefined));
+  return Object.fromEntries(
+    Object.entries(record).filter(([, value]) => value !== null && value !== undefined),
+  );
 }

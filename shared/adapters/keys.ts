@@ -9,5 +9,34 @@ export const keys = {
     pk: `ORG#${organisationId}#WEBHOOKS`,
     sk: `ENDPOINT#${endpointId}`,
   }),
-  deliveries: (organisationId: string, endpointId: string) => `ORG#${organisationId}#WEBHOOK#${endpointId}#DELIVERIES`,
+  deliveries: (organisationId: string, endpointId: string) =>
+    `ORG#${organisationId}#WEBHOOK#${endpointId}#DELIVERIES`,
+  incident: (organisationId: string, id: string) => ({
+    pk: `ORG#${organisationId}#INCIDENT#${id}`,
+    sk: 'INCIDENT',
+  }),
+  incidentsOfOrganisation: (organisationId: string) => `ORG#${organisationId}#INCIDENTS`,
+  idempotency: (organisationId: string, keyHash: string) => ({
+    pk: `ORG#${organisationId}#IDEMPOTENCY#${keyHash}`,
+    sk: 'KEY',
+  }),
+  member: (organisationId: string, id: string) => ({
+    pk: `ORG#${organisationId}#MEMBER#${id}`,
+    sk: 'MEMBER',
+  }),
+  /** Running member counts; the day buckets sort before `TOTALS`, so one Query reads a window and the totals. */
+  memberStatistics: (organisationId: string) => `ORG#${organisationId}#MEMBERSTATS`,
+  memberTotals: (organisationId: string) => ({ pk: `ORG#${organisationId}#MEMBERSTATS`, sk: 'TOTALS' }),
+  membersJoinedOn: (organisationId: string, day: string) => ({
+    pk: `ORG#${organisationId}#MEMBERSTATS`,
+    sk: `JOINED#${day}`,
+  }),
+  event: (organisationId: string, id: string) => ({ pk: `ORG#${organisationId}#EVENT#${id}`, sk: 'EVENT' }),
+  /** gsi1 partition of the organisation's public events, sorted by `<startsAt>#<id>`. Private events have no gsi1 keys. */
+  publicEvents: (organisationId: string) => `ORG#${organisationId}#PUBLICEVENTS`,
+  impactReport: (organisationId: string, id: string) => ({
+    pk: `ORG#${organisationId}#IMPACT`,
+    sk: `REPORT#${id}`,
+  }),
+  latestImpactReport: (organisationId: string) => ({ pk: `ORG#${organisationId}#IMPACT`, sk: 'LATEST' }),
 };

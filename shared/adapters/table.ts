@@ -10,6 +10,8 @@ export const TABLE = {
   indexes: [{ name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
   /** Epoch seconds; lets DynamoDB drop spent rate-limit counters. Nothing depends on the deletion. */
   ttlAttribute: 'expiresAt',
+  /** New images feed the outbox relay (filtered to outbox items at the event source mapping). */
+  streamView: 'NEW_IMAGE',
 } as const;
 
 export function createTableInput(tableName: string): CreateTableCommandInput {
@@ -21,6 +23,7 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
+    StreamSpecification: { StreamEnabled: true, StreamViewType: TABLE.streamView },
     AttributeDefinitions: keyNames.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
     KeySchema: [
       { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },

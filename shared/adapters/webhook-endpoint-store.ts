@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import {
   DeleteItemCommand,
   GetItemCommand,
-  PutItemCommand,
   paginateQuery,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
@@ -13,17 +12,21 @@ import type { WebhookEventName } from '../domain/webhook-events.js';
 import { dynamodb, isConditionalCheckFailure, tableName, withoutNulls } from './dynamodb.js';
 import { keys } from './keys.js';
 import { secretCipher } from './secret-cipher.js';
+import { commitTransaction, type TransactionItem } from './transaction.js';
 
 const cipherContext = (endpoint: Pick<WebhookEndpoint, 'organisationId' | 'id'>) => ({
   organisationId: endpoint.organisationId,
   endpointId: endpoint.id,
 });
 
-/** Registers an endpoint; the returned secret exists in plain text nowhere else: show it once. */
-export async function createWebhookEndpoint(
+/**
+ * A new endpoint and the write that stores it with its secret encrypted. The returned secret exists
+ * in plain text nowhere else: show it once.
+ */
+export async function prepareWebhookEndpoint(
   input: { organisationId: string; url: string; events: WebhookEventName[] },
   now = new Date(),
-): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+): Promise<{ endpoint: WebhookEndpoint; secret: string; write: TransactionItem }> {
   const endpoint: WebhookEndpoint = {
     id: randomUUID(),
     organisationId: input.organisationId,
@@ -35,18 +38,29 @@ export async function createWebhookEndpoint(
   };
   const secret = newSigningSecret();
   const encryptedSecret = await secretCipher().encrypt(secret, cipherContext(endpoint));
-  await dynamodb().send(
-    new PutItemCommand({
-      TableName: tableName(),
-      Item: marshall({
-        ...keys.webhookEndpoint(endpoint.organisationId, endpoint.id),
-        kind: 'webhook-endpoint',
-        ...withoutNulls(endpoint),
-        encryptedSecret,
-      }),
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  const write: TransactionItem = {
+    write: {
+      Put: {
+        TableName: tableName(),
+        Item: marshall({
+          ...keys.webhookEndpoint(endpoint.organisationId, endpoint.id),
+          kind: 'webhook-endpoint',
+          ...withoutNulls(endpoint),
+          encryptedSecret,
+        }),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  };
+  return { endpoint, secret, write };
+}
+
+export async function createWebhookEndpoint(
+  input: { organisationId: string; url: string; events: WebhookEventName[] },
+  now = new Date(),
+): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  const { endpoint, secret, write } = await prepareWebhookEndpoint(input, now);
+  await commitTransaction([write]);
   return { endpoint, secret };
 }
 
@@ -57,7 +71,10 @@ export async function listWebhookEndpoints(organisationId: string): Promise<Webh
     {
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
-      ExpressionAttributeValues: marshall({ ':pk': keys.webhookEndpoints(organisationId), ':sk': 'ENDPOINT#' }),
+      ExpressionAttributeValues: marshall({
+        ':pk': keys.webhookEndpoints(organisationId),
+        ':sk': 'ENDPOINT#',
+      }),
       ConsistentRead: true,
     },
   );
@@ -67,7 +84,10 @@ export async function listWebhookEndpoints(organisationId: string): Promise<Webh
   return endpoints.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
-export async function getWebhookEndpoint(organisationId: string, id: string): Promise<WebhookEndpoint | undefined> {
+export async function getWebhookEndpoint(
+  organisationId: string,
+  id: string,
+): Promise<WebhookEndpoint | undefined> {
   const item = await getItem(organisationId, id);
   return item ? toEndpoint(item) : undefined;
 }
@@ -80,7 +100,10 @@ export async function getWebhookEndpointWithSecret(
   const item = await getItem(organisationId, id);
   if (!item) return undefined;
   const endpoint = toEndpoint(item);
-  return { endpoint, secret: await secretCipher().decrypt(String(item.encryptedSecret), cipherContext(endpoint)) };
+  return {
+    endpoint,
+    secret: await secretCipher().decrypt(String(item.encryptedSecret), cipherContext(endpoint)),
+  };
 }
 
 export async function deleteWebhookEndpoint(organisationId: string, id: string): Promise<void> {
@@ -99,7 +122,12 @@ export async function deleteWebhookEndpoint(organisationId: string, id: string):
 }
 
 /** A subscriber's 410 Gone: no more deliveries until the endpoint is registered again. */
-export async function disableWebhookEndpoint(organisationId: string, id: string, reason: string, now = new Date()) {
+export async function disableWebhookEndpoint(
+  organisationId: string,
+  id: string,
+  reason: string,
+  now = new Date(),
+) {
   try {
     await dynamodb().send(
       new UpdateItemCommand({

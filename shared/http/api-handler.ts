@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { CallerContext } from '../domain/authorizer-policy.js';
 import { callerOf } from './caller.js';
+import { replayFor } from './idempotency.js';
 import { problemErrors, rateLimit, requireScope } from './middlewares.js';
 
 export type ApiFunction = (
@@ -11,12 +12,17 @@ export type ApiFunction = (
 
 /**
  * The chain every authenticated endpoint runs: rate limit first (every authenticated request counts
- * and every response carries the headers), then problem mapping, then the route's scope.
+ * and every response carries the headers), then problem mapping, then the route's scope, then
+ * the replay of an idempotent POST that was already answered.
  */
 export function apiHandler(fn: ApiFunction) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(rateLimit())
     .use(problemErrors())
     .use(requireScope())
-    .handler((event) => fn(event, callerOf(event)));
+    .handler(async (event) => {
+      const caller = callerOf(event);
+      // A POST repeated with its Idempotency-Key gets the first response and changes nothing.
+      return (await replayFor(event, caller)) ?? fn(event, caller);
+    });
 }

@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import { incidentWrite } from '../../shared/adapters/incident-store.js';
+import { newDomainEvent, outboxWrite } from '../../shared/adapters/outbox.js';
+import { ValidationError } from '../../shared/domain/errors.js';
+import {
+  declareIncident,
+  EVENT_FOR_STATUS,
+  incidentEventData,
+  incidentView,
+} from '../../shared/domain/incident.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { commitWrite } from '../../shared/http/idempotency.js';
+import { parseJsonBody } from '../../shared/http/request.js';
+import { jsonResponse } from '../../shared/http/responses.js';
+import { declareIncidentBody } from '../../shared/schemas/incidents.js';
+
+/** Clocks disagree a little; a detection time further ahead than this is a mistake. */
+const CLOCK_SKEW_MS = 5 * 60 * 1000;
+
+export const handler = apiHandler(async (event, caller) => {
+  const input = parseJsonBody(event, declareIncidentBody);
+  const now = new Date();
+  if (Date.parse(input.detectedAt) > now.getTime() + CLOCK_SKEW_MS) {
+    throw new ValidationError([
+      { field: 'detectedAt', message: 'The detection time cannot be in the future.' },
+    ]);
+  }
+  const incident = declareIncident(randomUUID(), caller.organisationId, input, caller.tokenId, now);
+  const declared = newDomainEvent(
+    EVENT_FOR_STATUS.declared,
+    caller.organisationId,
+    incidentEventData(incident),
+    now,
+  );
+  const response = jsonResponse(201, incidentView(incident), { Location: `${event.path}/${incident.id}` });
+  return commitWrite(event, caller, [incidentWrite(incident), outboxWrite(declared)], response);
+});

@@ -1,0 +1,48 @@
+import { getIncident, incidentWrite } from '../../shared/adapters/incident-store.js';
+import { newDomainEvent, outboxWrite } from '../../shared/adapters/outbox.js';
+import { NotFoundError } from '../../shared/domain/errors.js';
+import {
+  EVENT_FOR_STATUS,
+  type IncidentAction,
+  incidentEventData,
+  incidentView,
+  type MoveInput,
+  moveIncident,
+} from '../../shared/domain/incident.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { commitWrite } from '../../shared/http/idempotency.js';
+import { pathId } from '../../shared/http/path.js';
+import { parseJsonBody } from '../../shared/http/request.js';
+import { jsonResponse } from '../../shared/http/responses.js';
+import {
+  closeIncidentBody,
+  containIncidentBody,
+  notifyIncidentBody,
+} from '../../shared/schemas/incidents.js';
+
+/** POST /incidents/{id}/<action>: the action is the last segment of the route's resource path. */
+const BODIES = { contain: containIncidentBody, notify: notifyIncidentBody, close: closeIncidentBody };
+
+export const handler = apiHandler(async (event, caller) => {
+  const action = event.resource.split('/').at(-1) as IncidentAction;
+  const schema = BODIES[action];
+  if (!schema) throw new Error(`Unexpected resource ${event.resource}`);
+  const id = pathId(event, 'Incident');
+  const input: MoveInput = parseJsonBody(event, schema);
+  const incident = await getIncident(caller.organisationId, id);
+  if (!incident) throw new NotFoundError('Incident');
+  const now = new Date();
+  const moved = moveIncident(incident, action, input, caller.tokenId, now);
+  const emitted = newDomainEvent(
+    EVENT_FOR_STATUS[moved.status],
+    caller.organisationId,
+    incidentEventData(moved),
+    now,
+  );
+  return commitWrite(
+    event,
+    caller,
+    [incidentWrite(moved), outboxWrite(emitted)],
+    jsonResponse(200, incidentView(moved)),
+  );
+});

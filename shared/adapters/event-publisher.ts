@@ -1,0 +1,43 @@
+import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { requireEnv } from '../config.js';
+import type { DeliveryMessage } from '../domain/webhook-events.js';
+import { DELIVERY_DETAIL_TYPE, EVENT_SOURCE, PUT_EVENTS_BATCH } from './event-bus.js';
+
+/** `EVENTBRIDGE_ENDPOINT` is set only by the local stack, whose in-process bus speaks PutEvents. */
+function createClient(): EventBridgeClient {
+  const endpoint = process.env.EVENTBRIDGE_ENDPOINT;
+  if (!endpoint) return new EventBridgeClient({});
+  return new EventBridgeClient({
+    endpoint,
+    region: process.env.AWS_REGION || 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+}
+
+let client: EventBridgeClient | undefined;
+
+/** PutEvents can accept some entries and refuse others; the refused ones are sent again, a few times. */
+const ATTEMPTS = 3;
+
+export async function publishDeliveries(messages: DeliveryMessage[]): Promise<void> {
+  client ??= createClient();
+  const eventBusName = requireEnv('EVENT_BUS_NAME');
+  for (let start = 0; start < messages.length; start += PUT_EVENTS_BATCH) {
+    let pending: PutEventsRequestEntry[] = messages.slice(start, start + PUT_EVENTS_BATCH).map((message) => ({
+      EventBusName: eventBusName,
+      Source: EVENT_SOURCE,
+      DetailType: DELIVERY_DETAIL_TYPE,
+      Detail: JSON.stringify(message),
+      Time: new Date(message.occurredAt),
+    }));
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      const { Entries = [] } = await client.send(new PutEventsCommand({ Entries: pending }));
+      pending = pending.filter(
+        (_, i) => Entries[i]?.ErrorCode !== undefined || Entries[i]?.EventId === undefined,
+      );
+      if (pending.length > 0 && attempt >= ATTEMPTS) {
+        throw new Error(`EventBridge refused ${pending.length} deliveries after ${ATTEMPTS} attempts`);
+      }
+    }
+  }
+}

@@ -1,0 +1,162 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as relay } from '../../functions/outbox-relay/handler.js';
+import { startLocalEventBus } from '../../infra/local/event-bus.js';
+import { startStreamPoller } from '../../infra/local/stream-poller.js';
+import { dynamodb, tableName } from '../../shared/adapters/dynamodb.js';
+import { getIncident, incidentWrite } from '../../shared/adapters/incident-store.js';
+import { newDomainEvent, outboxWrite } from '../../shared/adapters/outbox.js';
+import { commitTransaction } from '../../shared/adapters/transaction.js';
+import { createWebhookEndpoint } from '../../shared/adapters/webhook-endpoint-store.js';
+import { deliveryIdFor } from '../../shared/domain/delivery-id.js';
+import { ConflictError } from '../../shared/domain/errors.js';
+import { declareIncident, incidentEventData, moveIncident } from '../../shared/domain/incident.js';
+import type { DeliveryMessage } from '../../shared/domain/webhook-events.js';
+import { useFreshTable } from '../support/table.js';
+
+const received: DeliveryMessage[] = [];
+let bus: Awaited<ReturnType<typeof startLocalEventBus>>;
+
+async function until<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+beforeAll(async () => {
+  await useFreshTable();
+  process.env.LOCAL_SECRET_KEY = randomBytes(32).toString('base64');
+  process.env.EVENT_BUS_NAME = 'test-bus';
+  bus = await startLocalEventBus({
+    eventBusName: 'test-bus',
+    sendToDeliveryQueue: async (body) => {
+      received.push(JSON.parse(body));
+    },
+  });
+  process.env.EVENTBRIDGE_ENDPOINT = bus.endpoint;
+});
+
+afterAll(async () => {
+  await bus.stop();
+});
+
+function newIncident(organisationId: string) {
+  return declareIncident(
+    randomUUID(),
+    organisationId,
+    { severity: 'critical', category: 'availability', detectedAt: new Date().toISOString() },
+    'tok_test',
+    new Date(),
+  );
+}
+
+describe('the transactional outbox', () => {
+  it('writes the change and its event together, or neither', async () => {
+    const incident = newIncident(randomUUID());
+    const declared = newDomainEvent(
+      'incident.declared',
+      incident.organisationId,
+      incidentEventData(incident),
+      new Date(),
+    );
+    await commitTransaction([incidentWrite(incident), outboxWrite(declared)]);
+    expect((await getIncident(incident.organisationId, incident.id))?.status).toBe('declared');
+
+    // A move computed from a stale read loses: no state change and no event.
+    const contained = moveIncident(incident, 'contain', {}, 't', new Date());
+    const closed = moveIncident(incident, 'close', {}, 't', new Date());
+    await commitTransaction([
+      incidentWrite(contained),
+      outboxWrite(newDomainEvent('incident.contained', incident.organisationId, {}, new Date())),
+    ]);
+    const lostEvent = newDomainEvent('incident.closed', incident.organisationId, {}, new Date());
+    await expect(commitTransaction([incidentWrite(closed), outboxWrite(lostEvent)])).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+    expect((await getIncident(incident.organisationId, incident.id))?.status).toBe('contained');
+    const { Item } = await dynamodb().send(
+      new GetItemCommand({
+        TableName: tableName(),
+        Key: { pk: { S: `OUTBOX#${lostEvent.eventId}` }, sk: { S: 'EVENT' } },
+      }),
+    );
+    expect(Item).toBeUndefined();
+  });
+});
+
+describe('the relay', () => {
+  it('fans each event out to the subscribed endpoints through the bus, once per endpoint, and resumes after a restart', async () => {
+    const organisationId = randomUUID();
+    const all = await createWebhookEndpoint({ organisationId, url: 'http://127.0.0.1:9/all', events: [] });
+    const closedOnly = await createWebhookEndpoint({
+      organisationId,
+      url: 'http://127.0.0.1:9/closed',
+      events: ['incident.closed'],
+    });
+    await createWebhookEndpoint({
+      organisationId: randomUUID(),
+      url: 'http://127.0.0.1:9/other-org',
+      events: [],
+    });
+    const checkpointFile = join(mkdtempSync(join(tmpdir(), 'mis-stream-')), 'checkpoint.json');
+    const endpoint = process.env.DYNAMODB_ENDPOINT ?? '';
+
+    const incident = newIncident(organisationId);
+    const declared = newDomainEvent(
+      'incident.declared',
+      organisationId,
+      incidentEventData(incident),
+      new Date(),
+    );
+    await commitTransaction([incidentWrite(incident), outboxWrite(declared)]);
+    const poller = startStreamPoller({ endpoint, tableName: tableName(), checkpointFile, handler: relay });
+    const first = await until(
+      () => received.find((m) => m.eventId === declared.eventId),
+      'the declared event',
+    );
+    await poller.stop();
+    expect(first).toEqual({
+      deliveryId: deliveryIdFor(declared.eventId, all.endpoint.id),
+      endpointId: all.endpoint.id,
+      eventId: declared.eventId,
+      event: 'incident.declared',
+      organisationId,
+      occurredAt: declared.occurredAt,
+      data: JSON.parse(JSON.stringify(incidentEventData(incident))),
+    });
+
+    // Written while nothing polls the stream; relayed by the next poller from the checkpoint.
+    const closed = moveIncident(incident, 'close', {}, 't', new Date());
+    const closedEvent = newDomainEvent(
+      'incident.closed',
+      organisationId,
+      incidentEventData(closed),
+      new Date(),
+    );
+    await commitTransaction([incidentWrite(closed), outboxWrite(closedEvent)]);
+    const restarted = startStreamPoller({ endpoint, tableName: tableName(), checkpointFile, handler: relay });
+    await until(
+      () => (received.filter((m) => m.eventId === closedEvent.eventId).length === 2 ? true : undefined),
+      'the closed event',
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    await restarted.stop();
+
+    expect(received.filter((m) => m.eventId === declared.eventId)).toHaveLength(1);
+    expect(
+      received
+        .filter((m) => m.eventId === closedEvent.eventId)
+        .map((m) => m.endpointId)
+        .sort(),
+    ).toEqual([all.endpoint.id, closedOnly.endpoint.id].sort());
+    expect(received.every((m) => m.organisationId === organisationId)).toBe(true);
+  });
+});
