@@ -75,7 +75,7 @@ export class ServiceStack extends Stack {
     // Registering an endpoint encrypts its signing secret; replaying that request decrypts the stored answer.
     const webhookCreate = handlers.get('webhook-create') as NodejsFunction;
     webhookCreate.addEnvironment('SECRETS_KMS_KEY_ID', webhooks.signingKey.keyArn);
-    webhooks.signingKey.grantEncryptDecrypt(webhookCreate);
+    webhooks.signingKey.grant(webhookCreate, 'kms:Encrypt', 'kms:Decrypt');
 
     const api = new PublicApi(this, 'PublicApi', {
       settings,

@@ -23,29 +23,148 @@ export interface Route {
 
 export const routes: readonly Route[] = [
   { method: 'GET', path: '/ping', functionName: 'ping', access: 'any', summary: 'Key health probe' },
-  { method: 'GET', path: '/members', functionName: 'member-statistics', access: 'read', summary: 'Anonymised membership statistics' },
-  { method: 'POST', path: '/members', functionName: 'record-member', access: 'write', summary: 'Record a member' },
-  { method: 'GET', path: '/events', functionName: 'upcoming-events', access: 'read', summary: 'Upcoming public events, soonest first' },
-  { method: 'POST', path: '/events', functionName: 'publish-event', access: 'write', summary: 'Publish an event' },
-  { method: 'GET', path: '/impact', functionName: 'impact-report', access: 'read', summary: 'The latest published social-impact report' },
-  { method: 'POST', path: '/impact', functionName: 'publish-impact-report', access: 'write', summary: 'Publish a social-impact report' },
-  { method: 'GET', path: '/openapi.json', functionName: 'docs', access: 'public', summary: 'OpenAPI 3.1 description of this API' },
-  { method: 'GET', path: '/docs', functionName: 'docs', access: 'public', summary: 'Interactive API console' },
-  { method: 'GET', path: '/docs/{asset+}', functionName: 'docs', access: 'public', summary: 'Files of the interactive console' },
-  { method: 'GET', path: '/incidents', functionName: 'incidents-list', access: 'read', summary: 'List incidents, newest first' },
-  { method: 'POST', path: '/incidents', functionName: 'incident-declare', access: 'write', summary: 'Declare a data-breach incident' },
-  { method: 'GET', path: '/incidents/{id}', functionName: 'incident-get', access: 'read', summary: 'Read an incident with its history' },
-  { method: 'POST', path: '/incidents/{id}/contain', functionName: 'incident-move', access: 'write', summary: 'Mark an incident contained' },
-  { method: 'POST', path: '/incidents/{id}/notify', functionName: 'incident-move', access: 'write', summary: 'Record the notification of the supervisory authority' },
-  { method: 'POST', path: '/incidents/{id}/close', functionName: 'incident-move', access: 'write', summary: 'Close an incident' },
-  { method: 'GET', path: '/webhooks', functionName: 'webhooks-list', access: 'read', summary: 'List webhook endpoints' },
-  { method: 'POST', path: '/webhooks', functionName: 'webhook-create', access: 'write', summary: 'Register a webhook endpoint' },
-  { method: 'DELETE', path: '/webhooks/{id}', functionName: 'webhook-delete', access: 'write', summary: 'Remove a webhook endpoint' },
-  { method: 'GET', path: '/webhooks/{id}/deliveries', functionName: 'webhook-deliveries', access: 'read', summary: 'Delivery attempts of an endpoint, newest first' },
+  {
+    method: 'GET',
+    path: '/members',
+    functionName: 'member-statistics',
+    access: 'read',
+    summary: 'Anonymised membership statistics',
+  },
+  {
+    method: 'POST',
+    path: '/members',
+    functionName: 'record-member',
+    access: 'write',
+    summary: 'Record a member',
+  },
+  {
+    method: 'GET',
+    path: '/events',
+    functionName: 'upcoming-events',
+    access: 'read',
+    summary: 'Upcoming public events, soonest first',
+  },
+  {
+    method: 'POST',
+    path: '/events',
+    functionName: 'publish-event',
+    access: 'write',
+    summary: 'Publish an event',
+  },
+  {
+    method: 'GET',
+    path: '/impact',
+    functionName: 'impact-report',
+    access: 'read',
+    summary: 'The latest published social-impact report',
+  },
+  {
+    method: 'POST',
+    path: '/impact',
+    functionName: 'publish-impact-report',
+    access: 'write',
+    summary: 'Publish a social-impact report',
+  },
+  {
+    method: 'GET',
+    path: '/openapi.json',
+    functionName: 'docs',
+    access: 'public',
+    summary: 'OpenAPI 3.1 description of this API',
+  },
+  {
+    method: 'GET',
+    path: '/docs',
+    functionName: 'docs',
+    access: 'public',
+    summary: 'Interactive API console',
+  },
+  {
+    method: 'GET',
+    path: '/docs/{asset+}',
+    functionName: 'docs',
+    access: 'public',
+    summary: 'Files of the interactive console',
+  },
+  {
+    method: 'GET',
+    path: '/incidents',
+    functionName: 'incidents-list',
+    access: 'read',
+    summary: 'List incidents, newest first',
+  },
+  {
+    method: 'POST',
+    path: '/incidents',
+    functionName: 'incident-declare',
+    access: 'write',
+    summary: 'Declare a data-breach incident',
+  },
+  {
+    method: 'GET',
+    path: '/incidents/{id}',
+    functionName: 'incident-get',
+    access: 'read',
+    summary: 'Read an incident with its history',
+  },
+  {
+    method: 'POST',
+    path: '/incidents/{id}/contain',
+    functionName: 'incident-move',
+    access: 'write',
+    summary: 'Mark an incident contained',
+  },
+  {
+    method: 'POST',
+    path: '/incidents/{id}/notify',
+    functionName: 'incident-move',
+    access: 'write',
+    summary: 'Record the notification of the supervisory authority',
+  },
+  {
+    method: 'POST',
+    path: '/incidents/{id}/close',
+    functionName: 'incident-move',
+    access: 'write',
+    summary: 'Close an incident',
+  },
+  {
+    method: 'GET',
+    path: '/webhooks',
+    functionName: 'webhooks-list',
+    access: 'read',
+    summary: 'List webhook endpoints',
+  },
+  {
+    method: 'POST',
+    path: '/webhooks',
+    functionName: 'webhook-create',
+    access: 'write',
+    summary: 'Register a webhook endpoint',
+  },
+  {
+    method: 'DELETE',
+    path: '/webhooks/{id}',
+    functionName: 'webhook-delete',
+    access: 'write',
+    summary: 'Remove a webhook endpoint',
+  },
+  {
+    method: 'GET',
+    path: '/webhooks/{id}/deliveries',
+    functionName: 'webhook-deliveries',
+    access: 'read',
+    summary: 'Delivery attempts of an endpoint, newest first',
+  },
 ];
 
 /** The function that checks bearer tokens for every non-public route. */
 export const AUTHORIZER_FUNCTION = 'authorizer';
+
+/** Functions that serve no route: they run from the table stream, the delivery queue or a schedule. */
+export const RELAY_FUNCTION = 'outbox-relay';
+export const DELIVERY_FUNCTION = 'webhook-delivery';
+export const BACKGROUND_FUNCTIONS = [RELAY_FUNCTION, DELIVERY_FUNCTION] as const;
 
 /** Path parameters when `actualPath` fits `routePath` (both relative to the base path), else undefined. */
 export function matchPath(routePath: string, actualPath: string): Record<string, string> | undefined {
@@ -77,4 +196,9 @@ export function findRoute(method: string, routePath: string): Route | undefined 
 
 export function functionNames(): string[] {
   return [...new Set(routes.map((r) => r.functionName))];
+}
+
+/** Every function folder the service deploys: route handlers, the authorizer and the background ones. */
+export function allFunctionNames(): string[] {
+  return [...functionNames(), AUTHORIZER_FUNCTION, ...BACKGROUND_FUNCTIONS];
 }

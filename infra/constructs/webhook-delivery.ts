@@ -13,6 +13,7 @@ import { Construct } from 'constructs';
 import { DELIVERY_DETAIL_TYPE, EVENT_SOURCE } from '../../shared/adapters/event-bus.js';
 import { OUTBOX_STREAM_FILTER } from '../../shared/adapters/outbox.js';
 import { DELIVERY_FUNCTION_TIMEOUT_SECONDS, DELIVERY_QUEUE } from '../../shared/adapters/queues.js';
+import { DELIVERY_FUNCTION, RELAY_FUNCTION } from '../../shared/routes.js';
 import type { StageSettings } from '../stage.js';
 import { ServiceFunction } from './service-function.js';
 
@@ -74,7 +75,7 @@ export class WebhookDelivery extends Construct {
     });
 
     const relay = new ServiceFunction(this, 'Relay', {
-      name: 'outbox-relay',
+      name: RELAY_FUNCTION,
       settings,
       environment: { ...props.environment, EVENT_BUS_NAME: this.bus.eventBusName },
       timeout: Duration.seconds(60),
@@ -96,7 +97,7 @@ export class WebhookDelivery extends Construct {
     );
 
     const delivery = new ServiceFunction(this, 'Delivery', {
-      name: 'webhook-delivery',
+      name: DELIVERY_FUNCTION,
       settings,
       environment: {
         ...props.environment,

@@ -12,7 +12,7 @@ import { BASE_PATH, tokenTag } from '../../shared/config.js';
 import { AUTHORIZER_CACHE_SECONDS } from '../../shared/domain/authorizer-policy.js';
 import { bearerHeaderPattern } from '../../shared/domain/token.js';
 import { PROBLEM_CONTENT_TYPE, WWW_AUTHENTICATE_BEARER } from '../../shared/http/problem.js';
-import { AUTHORIZER_FUNCTION, functionNames, routes } from '../../shared/routes.js';
+import { AUTHORIZER_FUNCTION, allFunctionNames, functionNames, routes } from '../../shared/routes.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
 type Statement = { Action: string | string[]; Resource: unknown };
@@ -124,8 +124,8 @@ describe('table', () => {
 });
 
 describe('functions', () => {
-  it('has one Node 22 arm64 function per function name in the routes, plus the authorizer', () => {
-    const names = [...functionNames(), AUTHORIZER_FUNCTION];
+  it('has one Node 22 arm64 function per function name in the routes, plus the authorizer and background ones', () => {
+    const names = allFunctionNames();
     expect(Object.keys(resources('AWS::Lambda::Function'))).toHaveLength(names.length);
     for (const name of names) {
       expect(functionByName(name)[1].Properties).toMatchObject({
@@ -148,7 +148,7 @@ describe('functions', () => {
   it('keeps logs for a week in dev, in explicit log groups', () => {
     const groups = Object.values(resources('AWS::Logs::LogGroup'));
     // One per function and one for API access logs.
-    expect(groups).toHaveLength(functionNames().length + 2);
+    expect(groups).toHaveLength(allFunctionNames().length + 1);
     for (const group of groups) expect(group.Properties.RetentionInDays).toBe(7);
     for (const fn of Object.values(resources('AWS::Lambda::Function'))) {
       expect(fn.Properties.LoggingConfig).toEqual({ LogGroup: { Ref: expect.any(String) } });
@@ -158,7 +158,7 @@ describe('functions', () => {
 
 describe('bundles', () => {
   it('are what esbuildOptions builds, byte for byte, so a benchmark measures the deployed code', async () => {
-    for (const name of [...functionNames(), AUTHORIZER_FUNCTION]) {
+    for (const name of allFunctionNames()) {
       const [, fn] = functionByName(name);
       // The asset's zip is named after its hash; the cloud assembly keeps it unzipped as asset.<hash>.
       const zip = String((fn.Properties.Code as { S3Key: string }).S3Key);

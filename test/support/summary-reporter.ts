@@ -13,7 +13,9 @@ export default class SummaryReporter implements Reporter {
         else if (state === 'failed') failed++;
         else skipped++;
       }
-      if (module.state() === 'failed' && module.children.size === 0) failed++;
+      // A file that failed outside its tests (a hook, an import) counts as a failure too.
+      const testFailed = [...module.children.allTests()].some((t) => t.result().state === 'failed');
+      if (module.state() === 'failed' && !testFailed) failed++;
     }
     console.log(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
   }

@@ -1,0 +1,138 @@
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createServiceApp } from '../../infra/service-app.js';
+import { DELIVERY_DETAIL_TYPE, EVENT_SOURCE } from '../../shared/adapters/event-bus.js';
+import { OUTBOX_STREAM_FILTER } from '../../shared/adapters/outbox.js';
+import { DELIVERY_FUNCTION_TIMEOUT_SECONDS, DELIVERY_QUEUE } from '../../shared/adapters/queues.js';
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+let template: Template;
+
+beforeAll(() => {
+  // Settings only: bundling is covered by stack.test.ts.
+  const app = new App({ context: { stage: 'dev', 'aws:cdk:bundling-stacks': [] } });
+  template = Template.fromStack(createServiceApp(app));
+});
+
+const resources = (type: string) => Object.entries(template.findResources(type) as Record<string, Resource>);
+
+function functionId(name: string): string {
+  const match = resources('AWS::Lambda::Function').find(
+    ([, fn]) => fn.Properties.Description === `${name} (dev)`,
+  );
+  if (!match) throw new Error(`No function ${name}`);
+  return match[0];
+}
+
+function policyStatementsOf(functionName: string) {
+  const fn = template.findResources('AWS::Lambda::Function')[functionId(functionName)] as Resource;
+  const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+  return resources('AWS::IAM::Policy')
+    .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
+    .flatMap(
+      ([, p]) => (p.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement,
+    );
+}
+
+const actionsOf = (functionName: string) =>
+  policyStatementsOf(functionName).flatMap((s) => [s.Action].flat());
+
+describe('the table stream to the relay', () => {
+  it('streams new images and feeds only outbox inserts to the relay, retried until relayed', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: functionId('outbox-relay') },
+      StartingPosition: 'TRIM_HORIZON',
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify(OUTBOX_STREAM_FILTER) }] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      MaximumRetryAttempts: -1,
+    });
+  });
+
+  it('lets the relay query endpoints and put events on its bus, nothing more', () => {
+    const actions = actionsOf('outbox-relay');
+    expect(actions).toContain('events:PutEvents');
+    expect(actions).toContain('dynamodb:Query');
+    expect(actions).not.toContain('dynamodb:PutItem');
+    expect(
+      actions.some((a) => a.endsWith('*') && !a.startsWith('xray') && !a.startsWith('dynamodb:GetShard')),
+    ).toBe(false);
+  });
+});
+
+describe('the bus and the delivery queue', () => {
+  it('routes deliveries to the queue with the detail as the message body', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: [EVENT_SOURCE], 'detail-type': [DELIVERY_DETAIL_TYPE] },
+      Targets: [Match.objectLike({ InputPath: '$.detail' })],
+    });
+  });
+
+  it('encrypts both queues, keeps visibility at six times the function timeout and dead-letters the sixth failure', () => {
+    const queues = resources('AWS::SQS::Queue').map(([id, q]) => ({ id, ...q.Properties }));
+    expect(queues).toHaveLength(2);
+    for (const queue of queues) expect(queue.SqsManagedSseEnabled).toBe(true);
+    const main = queues.find((q) => q.RedrivePolicy !== undefined);
+    const dlq = queues.find((q) => q.RedrivePolicy === undefined);
+    expect(main).toMatchObject({
+      VisibilityTimeout: 6 * DELIVERY_FUNCTION_TIMEOUT_SECONDS,
+      RedrivePolicy: { maxReceiveCount: 6, deadLetterTargetArn: { 'Fn::GetAtt': [dlq?.id, 'Arn'] } },
+    });
+    expect(Number(dlq?.MessageRetentionPeriod)).toBeGreaterThan(Number(main?.MessageRetentionPeriod));
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'webhook-delivery (dev)',
+      Timeout: DELIVERY_FUNCTION_TIMEOUT_SECONDS,
+    });
+  });
+
+  it('reports partial batch failures and bounds the concurrency of deliveries', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: functionId('webhook-delivery') },
+      BatchSize: DELIVERY_QUEUE.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: DELIVERY_QUEUE.maxConcurrency },
+    });
+  });
+
+  it('raises an alarm as soon as a delivery reaches the dead-letter queue', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [Match.anyValue()],
+    });
+  });
+});
+
+describe('signing secrets', () => {
+  it('are encrypted with a rotating KMS key that only the functions that need it may use', () => {
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    expect(actionsOf('webhook-delivery')).toContain('kms:Decrypt');
+    expect(actionsOf('webhook-delivery')).not.toContain('kms:Encrypt');
+    expect(actionsOf('webhook-create')).toEqual(expect.arrayContaining(['kms:Encrypt', 'kms:Decrypt']));
+    for (const name of ['ping', 'incident-declare', 'outbox-relay', 'authorizer']) {
+      expect(actionsOf(name).filter((a) => a.startsWith('kms:'))).toEqual([]);
+    }
+  });
+
+  it('reach the delivery function and the registration function by key id, never as a value', () => {
+    const delivery = template.findResources('AWS::Lambda::Function')[
+      functionId('webhook-delivery')
+    ] as Resource;
+    const variables = (delivery.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables.SECRETS_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Arn'] });
+    expect(variables.DELIVERY_QUEUE_URL).toEqual({ Ref: expect.any(String) });
+  });
+});
+
+describe('outputs for operators', () => {
+  it('name the queues, the alarm topic and the signing key', () => {
+    const outputs = Object.keys(template.findOutputs('*'));
+    expect(outputs).toEqual(
+      expect.arrayContaining(['DeliveryQueueUrl', 'DeadLetterQueueUrl', 'AlarmTopicArn', 'SigningKeyArn']),
+    );
+  });
+});
