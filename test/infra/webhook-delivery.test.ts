@@ -72,7 +72,9 @@ describe('the bus and the delivery queue', () => {
   });
 
   it('encrypts both queues, keeps visibility at six times the function timeout and dead-letters the sixth failure', () => {
-    const queues = resources('AWS::SQS::Queue').map(([id, q]) => ({ id, ...q.Properties }));
+    const queues = resources('AWS::SQS::Queue').map(
+      ([id, q]) => ({ id, ...q.Properties }) as Record<string, unknown>,
+    );
     expect(queues).toHaveLength(2);
     for (const queue of queues) expect(queue.SqsManagedSseEnabled).toBe(true);
     const main = queues.find((q) => q.RedrivePolicy !== undefined);
