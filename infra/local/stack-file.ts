@@ -1,13 +1,17 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-/** What a running local stack tells the operator CLI: where its gateway and its DynamoDB are. */
+/** What a running local stack tells the operator CLI: where its gateway, DynamoDB and queues are. */
 export interface LocalStackInfo {
   baseUrl: string;
   origin: string;
   dynamodbEndpoint: string;
   tableName: string;
   pid: number;
+  /** The SQS emulator and the delivery queues (`mis dlq`); absent in a stack file written without them. */
+  sqsEndpoint?: string;
+  deliveryQueueUrl?: string;
+  deadLetterQueueUrl?: string;
 }
 
 export function dataDir(): string {

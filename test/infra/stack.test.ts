@@ -12,7 +12,7 @@ import { BASE_PATH, tokenTag } from '../../shared/config.js';
 import { AUTHORIZER_CACHE_SECONDS } from '../../shared/domain/authorizer-policy.js';
 import { bearerHeaderPattern } from '../../shared/domain/token.js';
 import { PROBLEM_CONTENT_TYPE, WWW_AUTHENTICATE_BEARER } from '../../shared/http/problem.js';
-import { AUTHORIZER_FUNCTION, allFunctionNames, functionNames, routes } from '../../shared/routes.js';
+import { AUTHORIZER_FUNCTION, allFunctionNames, routes } from '../../shared/routes.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
 type Statement = { Action: string | string[]; Resource: unknown };
