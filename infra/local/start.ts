@@ -1,19 +1,26 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { createSqsClient } from '../../shared/adapters/sqs.js';
 import { BASE_PATH } from '../../shared/config.js';
-import { AUTHORIZER_FUNCTION, functionNames } from '../../shared/routes.js';
+import { AUTHORIZER_FUNCTION, DELIVERY_FUNCTION, functionNames, RELAY_FUNCTION } from '../../shared/routes.js';
 import { assertJava, startDynamoDbLocal } from './dynamodb-local.js';
 import { ensureTable } from './ensure-table.js';
+import { startLocalEventBus } from './event-bus.js';
 import { createGateway, type ProxyHandler, type TokenAuthorizer } from './gateway.js';
 import { LocalStackError } from './local-stack-error.js';
 import { assertPortFree } from './ports.js';
 import { localSecretKey } from './secret-key.js';
+import { type SqsHandler, startSqsPoller } from './sqs-poller.js';
+import { startLocalSqs } from './sqs.js';
 import { dataDir, removeStackInfo, writeStackInfo } from './stack-file.js';
+import { type StreamHandler, startStreamPoller } from './stream-poller.js';
 
 const port = Number(process.env.PORT || 3000);
 const host = process.env.HOST || '127.0.0.1';
 const tableName = process.env.TABLE_NAME || 'membership-incident-service';
+const eventBusName = 'membership-incident-service-local';
 const dir = dataDir();
 
 async function loadHandler<T>(functionName: string): Promise<T> {
@@ -21,29 +28,34 @@ async function loadHandler<T>(functionName: string): Promise<T> {
   return module.handler;
 }
 
+/** Everything started so far, stopped in reverse order: no Java or emulator is left behind. */
+const stops: (() => Promise<unknown> | unknown)[] = [];
+let stopping = false;
+
+async function stopAll(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    removeStackInfo(dir);
+    for (const stop of stops.reverse()) {
+      try {
+        await stop();
+      } catch {
+        // Keep stopping the rest.
+      }
+    }
+  }
+  process.exit(code);
+}
+
 async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   await assertPortFree(port, host);
   assertJava();
+  process.once('SIGINT', () => void stopAll(0));
+  process.once('SIGTERM', () => void stopAll(0));
 
   const dynamodb = await startDynamoDbLocal({ dataDir: join(dir, 'dynamodb') });
-  let stopping = false;
-  const stop = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    removeStackInfo(dir);
-    server.closeAllConnections();
-    server.close();
-    await dynamodb.stop();
-    process.exit(code);
-  };
-
-  // The handlers read these when they first touch DynamoDB, exactly as they read Lambda's environment.
-  process.env.DYNAMODB_ENDPOINT = dynamodb.endpoint;
-  process.env.TABLE_NAME = tableName;
-  process.env.LOCAL_SECRET_KEY = localSecretKey(dir);
-  // A developer receives webhooks on localhost; on AWS only public https URLs are accepted.
-  process.env.ALLOW_PRIVATE_WEBHOOK_URLS = 'true';
+  stops.push(() => dynamodb.stop());
   const client = new DynamoDBClient({
     endpoint: dynamodb.endpoint,
     region: 'local',
@@ -52,12 +64,56 @@ async function main(): Promise<void> {
   await ensureTable(client, tableName);
   client.destroy();
 
+  const sqs = await startLocalSqs({ dataDir: join(dir, 'sqs') });
+  stops.push(() => sqs.stop());
+  const queue = createSqsClient(sqs.endpoint);
+  const bus = await startLocalEventBus({
+    eventBusName,
+    sendToDeliveryQueue: async (body) => {
+      await queue.send(new SendMessageCommand({ QueueUrl: sqs.queueUrl, MessageBody: body }));
+    },
+  });
+  stops.push(() => bus.stop());
+
+  // The handlers read these as they read Lambda's environment on AWS.
+  Object.assign(process.env, {
+    DYNAMODB_ENDPOINT: dynamodb.endpoint,
+    TABLE_NAME: tableName,
+    SQS_ENDPOINT: sqs.endpoint,
+    DELIVERY_QUEUE_URL: sqs.queueUrl,
+    EVENTBRIDGE_ENDPOINT: bus.endpoint,
+    EVENT_BUS_NAME: eventBusName,
+    LOCAL_SECRET_KEY: localSecretKey(dir),
+    // A developer receives webhooks on localhost; on AWS only public https URLs are accepted.
+    ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+  });
+
   const handlers: Record<string, ProxyHandler> = {};
   for (const name of functionNames()) handlers[name] = await loadHandler<ProxyHandler>(name);
-  const authorizer = await loadHandler<TokenAuthorizer>(AUTHORIZER_FUNCTION);
-  const server = createGateway({ handlers, authorizer });
-  process.once('SIGINT', () => void stop(0));
-  process.once('SIGTERM', () => void stop(0));
+  const server = createGateway({ handlers, authorizer: await loadHandler<TokenAuthorizer>(AUTHORIZER_FUNCTION) });
+  stops.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
+  );
+
+  // The event source mappings: the table stream into the relay, the delivery queue into delivery.
+  const streamPoller = startStreamPoller({
+    endpoint: dynamodb.endpoint,
+    tableName,
+    checkpointFile: join(dir, 'stream-checkpoints.json'),
+    handler: await loadHandler<StreamHandler>(RELAY_FUNCTION),
+  });
+  stops.push(() => streamPoller.stop());
+  const sqsPoller = await startSqsPoller({
+    endpoint: sqs.endpoint,
+    queueUrl: sqs.queueUrl,
+    handler: await loadHandler<SqsHandler>(DELIVERY_FUNCTION),
+    functionName: DELIVERY_FUNCTION,
+  });
+  stops.push(() => sqsPoller.stop());
 
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
@@ -67,22 +123,28 @@ async function main(): Promise<void> {
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const origin = `http://${host === '127.0.0.1' || host === '0.0.0.0' ? 'localhost' : host}:${actualPort}`;
   const baseUrl = `${origin}${BASE_PATH}`;
-  writeStackInfo(dir, { baseUrl, origin, dynamodbEndpoint: dynamodb.endpoint, tableName, pid: process.pid });
+  writeStackInfo(dir, {
+    baseUrl,
+    origin,
+    dynamodbEndpoint: dynamodb.endpoint,
+    tableName,
+    pid: process.pid,
+    sqsEndpoint: sqs.endpoint,
+    deliveryQueueUrl: sqs.queueUrl,
+    deadLetterQueueUrl: sqs.deadLetterQueueUrl,
+  });
   console.log(
     [
       `Membership and Incident Service is running (Ctrl-C stops it; data is kept in ${dir})`,
       `  API base URL: ${baseUrl}`,
-      `  DynamoDB Local: ${dynamodb.endpoint} (table ${tableName})`,
+      `  DynamoDB Local: ${dynamodb.endpoint} (table ${tableName}); SQS emulator: ${sqs.endpoint}`,
       '  First token: npx mis org create --name "My association"  then  npx mis token issue --org <id> --scopes read,write',
     ].join('\n'),
   );
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof LocalStackError) {
-    console.error(`error: ${error.message}`);
-  } else {
-    console.error('error: the local stack failed to start:', error);
-  }
-  process.exit(1);
+main().catch(async (error: unknown) => {
+  if (error instanceof LocalStackError) console.error(`error: ${error.message}`);
+  else console.error('error: the local stack failed to start:', error);
+  await stopAll(1);
 });

@@ -45,7 +45,12 @@ const GSI = 'gsi1';
  */
 const attemptKeys = (a: DeliveryAttempt) => {
   const sk = `${ATTEMPT_PREFIX}${a.at}#${a.deliveryId}#${String(a.attempt).padStart(3, '0')}`;
-  return { pk: keys.deliveries(a.organisationId, a.endpointId), sk, gsi1pk: `DELIVERY#${a.deliveryId}`, gsi1sk: sk };
+  return {
+    pk: keys.deliveries(a.organisationId, a.endpointId),
+    sk,
+    gsi1pk: `DELIVERY#${a.deliveryId}`,
+    gsi1sk: sk,
+  };
 };
 
 export async function recordAttempt(attempt: DeliveryAttempt): Promise<void> {
@@ -81,7 +86,9 @@ export async function listDeliveries(
     throw new ValidationError([{ field: 'query.limit', message: `Must be from 1 to ${MAX_DELIVERY_PAGE}.` }]);
   }
   const pk = keys.deliveries(organisationId, endpointId);
-  const startKey = page.cursor ? decodeCursor(page.cursor, { name: 'pk', value: pk }, ['pk', 'sk']) : undefined;
+  const startKey = page.cursor
+    ? decodeCursor(page.cursor, { name: 'pk', value: pk }, ['pk', 'sk'])
+    : undefined;
   if (startKey && !startKey.sk?.startsWith(ATTEMPT_PREFIX)) {
     throw new ValidationError([{ field: 'query.cursor', message: 'Invalid cursor.' }]);
   }

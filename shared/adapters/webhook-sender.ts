@@ -1,5 +1,5 @@
-import { type LookupAddress, type LookupOptions, promises as dns } from 'node:dns';
-import { type IncomingMessage, request as httpRequest } from 'node:http';
+import { promises as dns, type LookupAddress, type LookupOptions } from 'node:dns';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { classifyAddress, isBlockedAddress, isIpLiteral } from '../domain/address-guard.js';
@@ -95,20 +95,23 @@ interface UrlProblem {
 function urlProblem(url: string, allowPrivate: boolean): UrlProblem | undefined {
   const invalid = (message: string): UrlProblem => ({ errorClass: 'invalid_url', message });
   const blocked = (message: string): UrlProblem => ({ errorClass: 'blocked_address', message });
-  if (url.length > MAX_WEBHOOK_URL_LENGTH) return invalid(`must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  if (url.length > MAX_WEBHOOK_URL_LENGTH)
+    return invalid(`must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
   if (!URL.canParse(url)) return invalid('must be an absolute URL');
   const target = new URL(url);
   const schemes = allowPrivate ? ['https:', 'http:'] : ['https:'];
-  if (!schemes.includes(target.protocol)) return invalid(allowPrivate ? 'must use http or https' : 'must use https');
+  if (!schemes.includes(target.protocol))
+    return invalid(allowPrivate ? 'must use http or https' : 'must use https');
   if (target.username || target.password) return invalid('must not contain credentials');
   const host = bareHost(target.hostname);
   if (host === '') return invalid('must name a host');
   if (allowPrivate) return undefined;
   // Node connects to an IP literal without calling `lookup`, so literals are checked here.
   if (isIpLiteral(host) && isBlockedAddress(host)) {
-    return blocked(`must not point to a ${classifyAddress(host).replace('_', '-')} address`);
+    return blocked(`must point to a public address, not a ${classifyAddress(host).replace('_', '-')} one`);
   }
-  if (host === 'localhost' || host.endsWith('.localhost')) return blocked('must not point to a loopback address');
+  if (host === 'localhost' || host.endsWith('.localhost'))
+    return blocked('must point to a public address, not a loopback one');
   return undefined;
 }
 
@@ -171,7 +174,8 @@ export function sendWebhook(
   const elapsed = () => Math.round(performance.now() - started);
   const allowPrivate = options.allowPrivate ?? privateUrlsAllowed();
   const problem = urlProblem(url, allowPrivate);
-  if (problem) return Promise.resolve({ ok: false, errorClass: problem.errorClass, latencyMs: 0, responseExcerpt: '' });
+  if (problem)
+    return Promise.resolve({ ok: false, errorClass: problem.errorClass, latencyMs: 0, responseExcerpt: '' });
   const target = new URL(url);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
 

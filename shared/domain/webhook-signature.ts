@@ -21,7 +21,12 @@ export function signPayload(secret: string, body: Payload): string {
 }
 
 /** `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}`, keyed with the decoded secret. */
-export function signStandardWebhook(secret: string, id: string, timestampSeconds: number, body: Payload): string {
+export function signStandardWebhook(
+  secret: string,
+  id: string,
+  timestampSeconds: number,
+  body: Payload,
+): string {
   const encodedKey = secret.startsWith(STANDARD_WEBHOOKS_PREFIX)
     ? secret.slice(STANDARD_WEBHOOKS_PREFIX.length)
     : secret;

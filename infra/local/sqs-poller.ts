@@ -1,0 +1,183 @@
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  type MessageAttributeValue,
+  ReceiveMessageCommand,
+} from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import { DELIVERY_FUNCTION_TIMEOUT_SECONDS, DELIVERY_QUEUE } from '../../shared/adapters/queues.js';
+import { createSqsClient } from '../../shared/adapters/sqs.js';
+import { logger } from '../../shared/observability.js';
+import { lambdaContext } from './lambda-context.js';
+
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
+
+export interface SqsPollerOptions {
+  /** The emulator's endpoint (`LocalSqs.endpoint`). */
+  endpoint: string;
+  queueUrl: string;
+  handler: SqsHandler;
+  functionName?: string;
+  /** Records per invocation; default the delivery event source mapping's 10. */
+  batchSize?: number;
+  /** Invocations at a time; default the mapping's maximum concurrency. */
+  concurrency?: number;
+  /** Long-poll wait; the mapping uses 20 s. */
+  waitTimeSeconds?: number;
+}
+
+export interface SqsPoller {
+  /** Stops receiving, waits for the batches in flight and their deletes. */
+  stop(): Promise<void>;
+}
+
+const RETRY_AFTER_ERROR_MS = 1000;
+
+function toLambdaAttributes(
+  attributes: Record<string, MessageAttributeValue> | undefined,
+): SQSMessageAttributes {
+  return Object.fromEntries(
+    Object.entries(attributes ?? {}).map(([name, value]) => [
+      name,
+      {
+        dataType: value.DataType ?? 'String',
+        stringValue: value.StringValue,
+        binaryValue: value.BinaryValue ? Buffer.from(value.BinaryValue).toString('base64') : undefined,
+        stringListValues: [],
+        binaryListValues: [],
+      },
+    ]),
+  );
+}
+
+function toRecord(message: Message, eventSourceARN: string, awsRegion: string): SQSRecord {
+  const attributes = message.Attributes ?? {};
+  return {
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+      SenderId: attributes.SenderId ?? '000000000000',
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes: toLambdaAttributes(message.MessageAttributes),
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN,
+    awsRegion,
+  };
+}
+
+/**
+ * The local stand-in for Lambda's SQS event source mapping with `ReportBatchItemFailures`:
+ * long-polls the queue, invokes the handler with real-shaped SQS events, deletes the records that
+ * succeeded and leaves the reported failures to SQS (visibility timeout, receive count, redrive).
+ * As on AWS, a handler that throws, or names a record that was not in the batch, fails the whole
+ * batch: nothing is deleted.
+ */
+export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoller> {
+  const client = createSqsClient(options.endpoint);
+  const { Attributes } = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: options.queueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  const eventSourceARN = Attributes?.QueueArn ?? '';
+  const awsRegion = eventSourceARN.split(':')[3] ?? 'local';
+  const functionName = options.functionName ?? 'webhook-delivery';
+  const abort = new AbortController();
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      abort.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+
+  async function deleteSucceeded(records: SQSRecord[], response: SQSBatchResponse | undefined) {
+    const failures = response?.batchItemFailures ?? [];
+    const ids = new Set(records.map((r) => r.messageId));
+    if (failures.some((f) => !ids.has(f.itemIdentifier))) {
+      logger.error('The handler reported a record that was not in the batch; the whole batch is retried', {
+        functionName,
+      });
+      return;
+    }
+    const failed = new Set(failures.map((f) => f.itemIdentifier));
+    const done = records.filter((r) => !failed.has(r.messageId));
+    if (done.length === 0) return;
+    const { Failed } = await client.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: options.queueUrl,
+        Entries: done.map((r, index) => ({ Id: String(index), ReceiptHandle: r.receiptHandle })),
+      }),
+    );
+    if (Failed?.length)
+      logger.warn('Some processed messages could not be deleted', { functionName, failed: Failed });
+  }
+
+  async function invoke(messages: Message[]): Promise<void> {
+    const records = messages.map((m) => toRecord(m, eventSourceARN, awsRegion));
+    let response: SQSBatchResponse | undefined;
+    try {
+      response = await options.handler(
+        { Records: records },
+        lambdaContext(functionName, DELIVERY_FUNCTION_TIMEOUT_SECONDS * 1000),
+      );
+    } catch (error) {
+      logger.error('The SQS handler failed; the batch returns after the visibility timeout', {
+        error,
+        functionName,
+      });
+      return;
+    }
+    await deleteSucceeded(records, response);
+  }
+
+  async function pollLoop(): Promise<void> {
+    while (!abort.signal.aborted) {
+      let messages: Message[];
+      try {
+        const received = await client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: options.queueUrl,
+            MaxNumberOfMessages: options.batchSize ?? DELIVERY_QUEUE.batchSize,
+            WaitTimeSeconds: options.waitTimeSeconds ?? 20,
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+          { abortSignal: abort.signal },
+        );
+        messages = received.Messages ?? [];
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        logger.warn('Receiving from the queue failed; trying again', { error, functionName });
+        await pause(RETRY_AFTER_ERROR_MS);
+        continue;
+      }
+      if (messages.length === 0) continue;
+      try {
+        await invoke(messages);
+      } catch (error) {
+        logger.error('Deleting processed messages failed', { error, functionName });
+      }
+    }
+  }
+
+  const loops = Array.from({ length: options.concurrency ?? DELIVERY_QUEUE.maxConcurrency }, () =>
+    pollLoop(),
+  );
+  return {
+    stop: async () => {
+      abort.abort();
+      await Promise.all(loops);
+      client.destroy();
+    },
+  };
+}

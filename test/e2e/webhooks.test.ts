@@ -1,0 +1,186 @@
+import { verify as verifyGitHubStyle } from '@octokit/webhooks-methods';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bodyOf, call, newOrganisation, newToken } from '../support/api.js';
+import { answer, eventually, type ReceivedWebhook, startReceiver } from '../support/receiver.js';
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+interface Endpoint {
+  id: string;
+  url: string;
+  events: string[];
+  secret?: string;
+  disabledAt: string | null;
+}
+interface Attempt {
+  deliveryId: string;
+  attempt: number;
+  outcome: string;
+  statusCode?: number;
+  errorClass?: string;
+  latencyMs: number;
+}
+
+const receivers: Receiver[] = [];
+let organisationId: string;
+let writer: string;
+let reader: string;
+
+async function receiver(...args: Parameters<typeof startReceiver>) {
+  const started = await startReceiver(...args);
+  receivers.push(started);
+  return started;
+}
+
+const post = (path: string, body: unknown, token = writer) =>
+  call(path, { token, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+
+async function register(url: string, events?: string[]): Promise<Endpoint> {
+  const response = await post('/webhooks', { url, ...(events ? { events } : {}) });
+  expect(response.status).toBe(201);
+  return bodyOf<Endpoint>(response);
+}
+
+async function declare(): Promise<string> {
+  const response = await post('/incidents', {
+    severity: 'high',
+    category: 'confidentiality',
+    detectedAt: new Date(Date.now() - 60_000).toISOString(),
+  });
+  return (await bodyOf<{ id: string }>(response)).id;
+}
+
+const forIncident = (id: string) => (w: ReceivedWebhook) => (w.body.incident as { id: string } | undefined)?.id === id;
+
+async function deliveries(endpointId: string): Promise<Attempt[]> {
+  return (await bodyOf<{ data: Attempt[] }>(await call(`/webhooks/${endpointId}/deliveries`, { token: reader }))).data;
+}
+
+beforeAll(async () => {
+  organisationId = (await newOrganisation('--tier', 'enterprise', '--rate-limit', '10000')).id;
+  writer = (await newToken(organisationId, 'read,write')).token;
+  reader = (await newToken(organisationId, 'read')).token;
+});
+
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+describe('webhook endpoints', () => {
+  it('show the signing secret once, at registration, and never again', async () => {
+    const hook = await receiver();
+    const endpoint = await register(hook.url);
+    expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(endpoint.events).toHaveLength(9);
+    const listed = await bodyOf<{ data: Endpoint[] }>(await call('/webhooks', { token: reader }));
+    const again = listed.data.find((e) => e.id === endpoint.id);
+    expect(again).toMatchObject({ id: endpoint.id, url: hook.url });
+    expect(JSON.stringify(listed)).not.toContain(endpoint.secret);
+  });
+
+  it('are refused with 400 for a bad URL or an unknown event, and 403 for a read token', async () => {
+    expect((await post('/webhooks', { url: 'ftp://example.org/x' })).status).toBe(400);
+    expect((await post('/webhooks', { url: 'http://127.0.0.1:9/x', events: ['incident.exploded'] })).status).toBe(400);
+    expect((await post('/webhooks', { url: 'http://127.0.0.1:9/x' }, reader)).status).toBe(403);
+  });
+
+  it('are removed with 204, then 404', async () => {
+    const endpoint = await register('http://127.0.0.1:9/gone');
+    expect((await call(`/webhooks/${endpoint.id}`, { token: writer, method: 'DELETE' })).status).toBe(204);
+    expect((await call(`/webhooks/${endpoint.id}`, { token: writer, method: 'DELETE' })).status).toBe(404);
+    expect((await call(`/webhooks/${endpoint.id}/deliveries`, { token: reader })).status).toBe(404);
+  });
+});
+
+describe('delivery', () => {
+  it('POSTs the spec payload once, signed in both schemes over the exact bytes, and logs it', async () => {
+    const hook = await receiver();
+    const endpoint = await register(hook.url);
+    const incidentId = await declare();
+    const [webhook] = await hook.waitFor(1, forIncident(incidentId));
+    if (!webhook || !endpoint.secret) throw new Error('no webhook');
+
+    expect(webhook.body).toEqual({
+      event: 'incident.declared',
+      organisationId,
+      incident: expect.objectContaining({ id: incidentId, severity: 'high', category: 'confidentiality' }),
+      attempt: 1,
+    });
+    const incident = webhook.body.incident as Record<string, unknown>;
+    expect(incident.detectedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(webhook.headers['content-type']).toBe('application/json');
+    expect(webhook.headers['x-service-event']).toBe('incident.declared');
+    expect(webhook.headers['x-service-delivery']).toBe(webhook.headers['webhook-id']);
+    expect(webhook.headers['x-service-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
+    expect(await verifyGitHubStyle(endpoint.secret, webhook.rawBody, String(webhook.headers['x-service-signature']))).toBe(true);
+    const headers = Object.fromEntries(Object.entries(webhook.headers).map(([k, v]) => [k, String(v)]));
+    expect(new Webhook(endpoint.secret).verify(webhook.rawBody, headers)).toEqual(webhook.body);
+
+    const log = await eventually(async () => {
+      const attempts = await deliveries(endpoint.id);
+      return attempts.length > 0 ? attempts : undefined;
+    }, 'the delivery log');
+    expect(log[0]).toMatchObject({ deliveryId: webhook.headers['webhook-id'], attempt: 1, outcome: 'succeeded', statusCode: 200 });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(hook.received.filter(forIncident(incidentId))).toHaveLength(1);
+  });
+
+  it('follows every state change and respects each endpoint’s event filter', async () => {
+    const all = await receiver();
+    const closedOnly = await receiver();
+    await register(all.url);
+    await register(closedOnly.url, ['incident.closed']);
+    const id = await declare();
+    await post(`/incidents/${id}/contain`, {});
+    await post(`/incidents/${id}/notify`, { authorityReference: 'DPA-9' });
+    await post(`/incidents/${id}/close`, {});
+    const events = (await all.waitFor(4, forIncident(id))).map((w) => w.body.event).sort();
+    expect(events).toEqual(['incident.closed', 'incident.contained', 'incident.declared', 'incident.notified']);
+    const closed = await closedOnly.waitFor(1, forIncident(id));
+    expect(closed.map((w) => w.body.event)).toEqual(['incident.closed']);
+    expect((closed[0]?.body.incident as { status: string }).status).toBe('closed');
+  });
+
+  it('retries a failing receiver with the same delivery id and attempt 1, 2, 3', async () => {
+    const hook = await receiver((request, response, index) => answer(index < 2 ? 503 : 200)(request, response, index));
+    const endpoint = await register(hook.url);
+    const id = await declare();
+    const attempts = await hook.waitFor(3, forIncident(id), 30_000);
+    expect(attempts.map((w) => w.body.attempt)).toEqual([1, 2, 3]);
+    expect(new Set(attempts.map((w) => w.headers['x-service-delivery'])).size).toBe(1);
+    const log = await eventually(async () => {
+      const entries = await deliveries(endpoint.id);
+      return entries.some((e) => e.outcome === 'succeeded') ? entries : undefined;
+    }, 'the successful attempt in the log');
+    expect(log.map((e) => [e.attempt, e.outcome, e.statusCode])).toEqual([
+      [3, 'succeeded', 200],
+      [2, 'retry_scheduled', 503],
+      [1, 'retry_scheduled', 503],
+    ]);
+  });
+
+  it('never lets a failing endpoint hold up or repeat another endpoint’s delivery', async () => {
+    const failing = await receiver(answer(500));
+    const healthy = await receiver();
+    await register(failing.url);
+    await register(healthy.url);
+    const id = await declare();
+    await failing.waitFor(2, forIncident(id), 30_000);
+    expect(healthy.received.filter(forIncident(id))).toHaveLength(1);
+    expect(healthy.received.find(forIncident(id))?.body.attempt).toBe(1);
+  });
+
+  it('disables an endpoint that answers 410 Gone', async () => {
+    const hook = await receiver(answer(410));
+    const endpoint = await register(hook.url);
+    await declare();
+    const disabled = await eventually(async () => {
+      const listed = await bodyOf<{ data: Endpoint[] }>(await call('/webhooks', { token: reader }));
+      return listed.data.find((e) => e.id === endpoint.id && e.disabledAt !== null);
+    }, 'the endpoint to be disabled');
+    expect(disabled.disabledAt).toMatch(/Z$/);
+    await declare();
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(hook.received).toHaveLength(1);
+  });
+});
