@@ -12,6 +12,7 @@ import {
   type WebhookEventName,
 } from '../../shared/domain/webhook-events.js';
 import { webhookEndpointView } from '../../shared/domain/webhook-view.js';
+import { listDeadLetters, redriveDeadLetters, resolveDeadLetterTarget } from './dlq.js';
 import { CliError, resolveTarget } from './target.js';
 
 const USAGE = `Usage: mis <command> [options]   (add --json for machine-readable output)
@@ -21,6 +22,8 @@ const USAGE = `Usage: mis <command> [options]   (add --json for machine-readable
   token list --org <orgId>
   token revoke <tokenId>
   webhook add --org <orgId> --url <url> [--events a,b]
+  dlq list                    deliveries that failed six times, with their last error
+  dlq redrive                 sends them back for delivery (same delivery id; attempts count from 1 again)
 
 Acts on the running local stack (npm start; DATA_DIR tells where it keeps its state), or on a
 deployed stack with --stack <name> and the usual AWS credentials.`;
@@ -58,7 +61,15 @@ async function run(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const known = ['org create', 'token issue', 'token list', 'token revoke', 'webhook add'];
+  const known = [
+    'org create',
+    'token issue',
+    'token list',
+    'token revoke',
+    'webhook add',
+    'dlq list',
+    'dlq redrive',
+  ];
   if (!known.includes(command)) throw new CliError(`Unknown command "${command}".\n\n${USAGE}`);
   const target = await resolveTarget(values.stack);
 
@@ -106,6 +117,26 @@ async function run(): Promise<void> {
         revoked,
         `Token ${revoked.id} revoked at ${revoked.revokedAt}; the authorizer cache was flushed.`,
       );
+      return;
+    }
+    case 'dlq list': {
+      const letters = await listDeadLetters(await resolveDeadLetterTarget(values.stack));
+      const lines = letters.map(
+        (d) =>
+          `  ${d.deliveryId ?? d.messageId}  ${d.event ?? '?'}  endpoint ${d.endpointId ?? '?'}  ` +
+          `${d.attempts ?? '?'} attempts  last error: ${d.lastError ?? 'unknown'}`,
+      );
+      print(
+        letters,
+        letters.length
+          ? `${letters.length} in the dead-letter queue:\n${lines.join('\n')}`
+          : 'The dead-letter queue is empty.',
+      );
+      return;
+    }
+    case 'dlq redrive': {
+      const redriven = await redriveDeadLetters(await resolveDeadLetterTarget(values.stack));
+      print(redriven, `${redriven.length} deliveries sent back to the delivery queue.`);
       return;
     }
     case 'webhook add': {

@@ -1,7 +1,7 @@
 import { verify as verifyGitHubStyle } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyOf, call, newOrganisation, newToken } from '../support/api.js';
+import { bodyOf, call, cli, newOrganisation, newToken } from '../support/api.js';
 import { answer, eventually, type ReceivedWebhook, startReceiver } from '../support/receiver.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
@@ -33,7 +33,12 @@ async function receiver(...args: Parameters<typeof startReceiver>) {
 }
 
 const post = (path: string, body: unknown, token = writer) =>
-  call(path, { token, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  call(path, {
+    token,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 async function register(url: string, events?: string[]): Promise<Endpoint> {
   const response = await post('/webhooks', { url, ...(events ? { events } : {}) });
@@ -50,10 +55,13 @@ async function declare(): Promise<string> {
   return (await bodyOf<{ id: string }>(response)).id;
 }
 
-const forIncident = (id: string) => (w: ReceivedWebhook) => (w.body.incident as { id: string } | undefined)?.id === id;
+const forIncident = (id: string) => (w: ReceivedWebhook) =>
+  (w.body.incident as { id: string } | undefined)?.id === id;
 
 async function deliveries(endpointId: string): Promise<Attempt[]> {
-  return (await bodyOf<{ data: Attempt[] }>(await call(`/webhooks/${endpointId}/deliveries`, { token: reader }))).data;
+  return (
+    await bodyOf<{ data: Attempt[] }>(await call(`/webhooks/${endpointId}/deliveries`, { token: reader }))
+  ).data;
 }
 
 beforeAll(async () => {
@@ -80,7 +88,9 @@ describe('webhook endpoints', () => {
 
   it('are refused with 400 for a bad URL or an unknown event, and 403 for a read token', async () => {
     expect((await post('/webhooks', { url: 'ftp://example.org/x' })).status).toBe(400);
-    expect((await post('/webhooks', { url: 'http://127.0.0.1:9/x', events: ['incident.exploded'] })).status).toBe(400);
+    expect(
+      (await post('/webhooks', { url: 'http://127.0.0.1:9/x', events: ['incident.exploded'] })).status,
+    ).toBe(400);
     expect((await post('/webhooks', { url: 'http://127.0.0.1:9/x' }, reader)).status).toBe(403);
   });
 
@@ -112,7 +122,13 @@ describe('delivery', () => {
     expect(webhook.headers['x-service-event']).toBe('incident.declared');
     expect(webhook.headers['x-service-delivery']).toBe(webhook.headers['webhook-id']);
     expect(webhook.headers['x-service-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
-    expect(await verifyGitHubStyle(endpoint.secret, webhook.rawBody, String(webhook.headers['x-service-signature']))).toBe(true);
+    expect(
+      await verifyGitHubStyle(
+        endpoint.secret,
+        webhook.rawBody,
+        String(webhook.headers['x-service-signature']),
+      ),
+    ).toBe(true);
     const headers = Object.fromEntries(Object.entries(webhook.headers).map(([k, v]) => [k, String(v)]));
     expect(new Webhook(endpoint.secret).verify(webhook.rawBody, headers)).toEqual(webhook.body);
 
@@ -120,7 +136,12 @@ describe('delivery', () => {
       const attempts = await deliveries(endpoint.id);
       return attempts.length > 0 ? attempts : undefined;
     }, 'the delivery log');
-    expect(log[0]).toMatchObject({ deliveryId: webhook.headers['webhook-id'], attempt: 1, outcome: 'succeeded', statusCode: 200 });
+    expect(log[0]).toMatchObject({
+      deliveryId: webhook.headers['webhook-id'],
+      attempt: 1,
+      outcome: 'succeeded',
+      statusCode: 200,
+    });
     await new Promise((r) => setTimeout(r, 500));
     expect(hook.received.filter(forIncident(incidentId))).toHaveLength(1);
   });
@@ -135,14 +156,21 @@ describe('delivery', () => {
     await post(`/incidents/${id}/notify`, { authorityReference: 'DPA-9' });
     await post(`/incidents/${id}/close`, {});
     const events = (await all.waitFor(4, forIncident(id))).map((w) => w.body.event).sort();
-    expect(events).toEqual(['incident.closed', 'incident.contained', 'incident.declared', 'incident.notified']);
+    expect(events).toEqual([
+      'incident.closed',
+      'incident.contained',
+      'incident.declared',
+      'incident.notified',
+    ]);
     const closed = await closedOnly.waitFor(1, forIncident(id));
     expect(closed.map((w) => w.body.event)).toEqual(['incident.closed']);
     expect((closed[0]?.body.incident as { status: string }).status).toBe('closed');
   });
 
   it('retries a failing receiver with the same delivery id and attempt 1, 2, 3', async () => {
-    const hook = await receiver((request, response, index) => answer(index < 2 ? 503 : 200)(request, response, index));
+    const hook = await receiver((request, response, index) =>
+      answer(index < 2 ? 503 : 200)(request, response, index),
+    );
     const endpoint = await register(hook.url);
     const id = await declare();
     const attempts = await hook.waitFor(3, forIncident(id), 30_000);
@@ -182,5 +210,39 @@ describe('delivery', () => {
     await declare();
     await new Promise((r) => setTimeout(r, 1000));
     expect(hook.received).toHaveLength(1);
+  });
+});
+
+describe('the dead-letter queue', () => {
+  it('takes a delivery after six failed attempts; mis dlq redrive delivers it with the same delivery id', async () => {
+    const hook = await receiver(answer(500));
+    const endpoint = await register(hook.url);
+    const id = await declare();
+    const failures = await hook.waitFor(6, forIncident(id), 40_000);
+    expect(failures.map((w) => w.body.attempt)).toEqual([1, 2, 3, 4, 5, 6]);
+    const deliveryId = String(failures[0]?.headers['x-service-delivery']);
+
+    const dead = await eventually(async () => {
+      const letters = await cli<
+        { deliveryId: string; attempts: number; lastError: string; endpointId: string }[]
+      >('dlq', 'list');
+      return letters.find((l) => l.deliveryId === deliveryId);
+    }, 'the delivery in the dead-letter queue');
+    expect(dead).toMatchObject({ endpointId: endpoint.id, attempts: 6 });
+    expect(dead.lastError).toMatch(/500/);
+    const log = await deliveries(endpoint.id);
+    expect(log[0]).toMatchObject({ deliveryId, attempt: 6, outcome: 'failed' });
+
+    hook.behave(answer(200));
+    const redriven = await cli<{ deliveryId: string }[]>('dlq', 'redrive');
+    expect(redriven.map((r) => r.deliveryId)).toContain(deliveryId);
+    const [delivered] = await hook.waitFor(
+      1,
+      (w) =>
+        forIncident(id)(w) && w.headers['x-service-delivery'] === deliveryId && hook.received.indexOf(w) >= 6,
+    );
+    expect(delivered?.headers['webhook-id']).toBe(deliveryId);
+    const remaining = await cli<{ deliveryId: string }[]>('dlq', 'list');
+    expect(remaining.map((l) => l.deliveryId)).not.toContain(deliveryId);
   });
 });
