@@ -22,6 +22,11 @@ export const MAIN_FIELDS: readonly string[] = ['module', 'main'];
 export const ESM_REQUIRE_BANNER =
   "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);";
 
+/** Lambda bundles take credentials from the environment only (see shared/adapters/lambda-credentials.ts). */
+export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
+  '@aws-sdk/credential-provider-node': './shared/adapters/lambda-credentials.ts',
+};
+
 /** `functions/<name>/handler.ts`, absolute. */
 export function functionEntry(functionName: string): string {
   return join(PROJECT_ROOT, 'functions', functionName, 'handler.ts');
@@ -44,6 +49,7 @@ export function esbuildOptions(entry: string): BuildOptions {
     sourcemap: true,
     mainFields: [...MAIN_FIELDS],
     banner: { js: ESM_REQUIRE_BANNER },
+    alias: { ...LAMBDA_ALIASES },
     external: [],
   };
 }

@@ -1,3 +1,4 @@
+import { secretCipher } from '../../shared/adapters/secret-cipher.js';
 import { prepareWebhookEndpoint } from '../../shared/adapters/webhook-endpoint-store.js';
 import { assertAcceptableWebhookUrl } from '../../shared/adapters/webhook-sender.js';
 import type { WebhookEventName } from '../../shared/domain/webhook-events.js';
@@ -8,19 +9,22 @@ import { parseJsonBody } from '../../shared/http/request.js';
 import { jsonResponse } from '../../shared/http/responses.js';
 import { createWebhookBody } from '../../shared/schemas/webhook-endpoints.js';
 
-export const handler = apiHandler(async (event, caller) => {
-  const input = parseJsonBody(event, createWebhookBody);
-  assertAcceptableWebhookUrl(input.url);
-  const { endpoint, secret, write } = await prepareWebhookEndpoint({
-    organisationId: caller.organisationId,
-    url: input.url,
-    events: (input.events ?? []) as WebhookEventName[],
-  });
-  const response = jsonResponse(
-    201,
-    { ...webhookEndpointView(endpoint), secret },
-    { Location: `${event.path}/${endpoint.id}` },
-  );
-  // The response holds the secret, so a replayable copy of it is stored encrypted.
-  return commitWrite(event, caller, [write], response, { sensitive: true });
-});
+export const handler = apiHandler(
+  async (event, caller) => {
+    const input = parseJsonBody(event, createWebhookBody);
+    assertAcceptableWebhookUrl(input.url);
+    const { endpoint, secret, write } = await prepareWebhookEndpoint({
+      organisationId: caller.organisationId,
+      url: input.url,
+      events: (input.events ?? []) as WebhookEventName[],
+    });
+    const response = jsonResponse(
+      201,
+      { ...webhookEndpointView(endpoint), secret },
+      { Location: `${event.path}/${endpoint.id}` },
+    );
+    // The response holds the secret, so a replayable copy of it is stored encrypted.
+    return commitWrite(event, caller, [write], response, secretCipher());
+  },
+  { cipher: secretCipher },
+);

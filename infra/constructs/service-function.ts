@@ -5,7 +5,14 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ESM_REQUIRE_BANNER, functionEntry, MAIN_FIELDS, NODE_TARGET, PROJECT_ROOT } from '../bundling.js';
+import {
+  ESM_REQUIRE_BANNER,
+  functionEntry,
+  LAMBDA_ALIASES,
+  MAIN_FIELDS,
+  NODE_TARGET,
+  PROJECT_ROOT,
+} from '../bundling.js';
 import type { StageSettings } from '../stage.js';
 
 export interface ServiceFunctionProps {
@@ -63,6 +70,9 @@ export class ServiceFunction extends Construct {
         banner: ESM_REQUIRE_BANNER,
         bundleAwsSDK: true,
         externalModules: [],
+        esbuildArgs: Object.fromEntries(
+          Object.entries(LAMBDA_ALIASES).map(([from, to]) => [`--alias:${from}`, to]),
+        ),
       },
     });
 

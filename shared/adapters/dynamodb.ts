@@ -11,7 +11,10 @@ function createClient(): DynamoDBClient {
   return new DynamoDBClient({
     endpoint,
     region: process.env.AWS_REGION || 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    // DynamoDB Local takes any credentials; inside a Lambda runtime the function's own are used.
+    ...(process.env.AWS_LAMBDA_FUNCTION_NAME
+      ? {}
+      : { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
   });
 }
 

@@ -3,7 +3,7 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { dynamodb, tableName } from './dynamodb.js';
 import { keys } from './keys.js';
-import { secretCipher } from './secret-cipher.js';
+import type { SecretCipher } from './secret-cipher.js';
 import type { TransactionItem } from './transaction.js';
 
 /** How long a key is remembered; a retry after that is a new request (as at Stripe). */
@@ -25,17 +25,19 @@ const context = (organisationId: string, keyHash: string) => ({ organisationId, 
 
 /**
  * The record of a completed request, written in the same transaction as the change it made. A body
- * that carries a secret (a new webhook endpoint's) is stored encrypted, never in plain text.
+ * that carries a secret (a new webhook endpoint's) is stored encrypted with `cipher`, never in
+ * plain text; only the function that writes such bodies needs a cipher, so no other bundle
+ * carries the KMS client.
  */
 export async function idempotencyWrite(
   organisationId: string,
   request: IdempotentRequest,
   response: APIGatewayProxyResult,
-  options: { sensitive?: boolean } = {},
+  cipher?: SecretCipher,
   now = new Date(),
 ): Promise<TransactionItem> {
-  const body = options.sensitive
-    ? await secretCipher().encrypt(response.body, context(organisationId, request.keyHash))
+  const body = cipher
+    ? await cipher.encrypt(response.body, context(organisationId, request.keyHash))
     : response.body;
   return {
     write: {
@@ -48,7 +50,7 @@ export async function idempotencyWrite(
           statusCode: response.statusCode,
           headers: JSON.stringify(response.headers ?? {}),
           body,
-          encrypted: options.sensitive === true,
+          encrypted: cipher !== undefined,
           expiresAt: Math.floor(now.getTime() / 1000) + IDEMPOTENCY_WINDOW_SECONDS,
         }),
         ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
@@ -62,6 +64,7 @@ export async function idempotencyWrite(
 export async function findStoredResponse(
   organisationId: string,
   keyHash: string,
+  cipher?: SecretCipher,
   now = new Date(),
 ): Promise<StoredResponse | undefined> {
   const { Item } = await dynamodb().send(
@@ -75,11 +78,16 @@ export async function findStoredResponse(
   const item = unmarshall(Item);
   // TTL deletion lags (and never happens on DynamoDB Local): an expired record is no record.
   if (Number(item.expiresAt) < now.getTime() / 1000) return undefined;
-  const body = item.encrypted
-    ? await secretCipher().decrypt(String(item.body), context(organisationId, keyHash))
-    : String(item.body);
+  const fingerprint = String(item.fingerprint);
+  // An encrypted body belongs to the one route that writes them; another route's request with the
+  // same key differs in fingerprint and is refused before anything needs decrypting.
+  if (item.encrypted && !cipher) return { fingerprint, response: { statusCode: 500, body: '' } };
+  const body =
+    item.encrypted && cipher
+      ? await cipher.decrypt(String(item.body), context(organisationId, keyHash))
+      : String(item.body);
   return {
-    fingerprint: String(item.fingerprint),
+    fingerprint,
     response: { statusCode: Number(item.statusCode), headers: JSON.parse(String(item.headers)), body },
   };
 }

@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { SecretCipher } from '../adapters/secret-cipher.js';
 import type { CallerContext } from '../domain/authorizer-policy.js';
 import { callerOf } from './caller.js';
 import { replayFor } from './idempotency.js';
@@ -15,7 +16,12 @@ export type ApiFunction = (
  * and every response carries the headers), then problem mapping, then the route's scope, then
  * the replay of an idempotent POST that was already answered.
  */
-export function apiHandler(fn: ApiFunction) {
+export interface ApiHandlerOptions {
+  /** Decrypts a replayed response stored encrypted (the route's responses hold a secret). */
+  cipher?: () => SecretCipher;
+}
+
+export function apiHandler(fn: ApiFunction, options: ApiHandlerOptions = {}) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(rateLimit())
     .use(problemErrors())
@@ -23,6 +29,6 @@ export function apiHandler(fn: ApiFunction) {
     .handler(async (event) => {
       const caller = callerOf(event);
       // A POST repeated with its Idempotency-Key gets the first response and changes nothing.
-      return (await replayFor(event, caller)) ?? fn(event, caller);
+      return (await replayFor(event, caller, options.cipher?.())) ?? fn(event, caller);
     });
 }

@@ -6,6 +6,7 @@ import {
   type IdempotentRequest,
   idempotencyWrite,
 } from '../adapters/idempotency-store.js';
+import type { SecretCipher } from '../adapters/secret-cipher.js';
 import { commitTransaction, type TransactionItem } from '../adapters/transaction.js';
 import type { CallerContext } from '../domain/authorizer-policy.js';
 import { ConflictError, ValidationError } from '../domain/errors.js';
@@ -33,10 +34,11 @@ export function idempotentRequestOf(event: APIGatewayProxyEvent): IdempotentRequ
 export async function replayFor(
   event: APIGatewayProxyEvent,
   caller: CallerContext,
+  cipher?: SecretCipher,
 ): Promise<APIGatewayProxyResult | undefined> {
   const request = idempotentRequestOf(event);
   if (!request) return undefined;
-  const stored = await findStoredResponse(caller.organisationId, request.keyHash);
+  const stored = await findStoredResponse(caller.organisationId, request.keyHash, cipher);
   if (!stored) return undefined;
   if (stored.fingerprint !== request.fingerprint) {
     throw new ConflictError(
@@ -56,18 +58,19 @@ export async function commitWrite(
   caller: CallerContext,
   items: TransactionItem[],
   response: APIGatewayProxyResult,
-  options: { sensitive?: boolean } = {},
+  /** For a response that holds a secret: its replayable copy is stored encrypted. */
+  cipher?: SecretCipher,
 ): Promise<APIGatewayProxyResult> {
   const request = idempotentRequestOf(event);
   const all = request
-    ? [...items, await idempotencyWrite(caller.organisationId, request, response, options)]
+    ? [...items, await idempotencyWrite(caller.organisationId, request, response, cipher)]
     : items;
   try {
     await commitTransaction(all);
     return response;
   } catch (error) {
     if (!(error instanceof IdempotencyRaceError)) throw error;
-    const replay = await replayFor(event, caller);
+    const replay = await replayFor(event, caller, cipher);
     if (!replay) throw error;
     return replay;
   }

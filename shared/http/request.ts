@@ -24,14 +24,15 @@ export class UnsupportedMediaTypeError extends DomainError {
 }
 
 export function fieldIssues(error: z.core.$ZodError, location?: 'query'): FieldIssue[] {
-  return error.issues.map((issue) => {
+  const name = (path: string) => `${location ?? ''}${path}`.replace(/^\./, '') || '(body)';
+  return error.issues.flatMap((issue) => {
     const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
-    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-    const field = keys.length > 0 ? keys.map((k) => `${path}.${k}`).join(', ') : path;
-    return {
-      field: `${location ? `${location}` : ''}${field}`.replace(/^\./, '') || '(body)',
-      message: issue.message,
-    };
+    // One issue per unknown key, so that each is named on its own like any other offending field.
+    if (issue.code === 'unrecognized_keys') {
+      const message = location ? 'Unknown query parameter.' : 'Unknown field; nothing else is accepted or stored.';
+      return issue.keys.map((key) => ({ field: name(`${path}.${key}`), message }));
+    }
+    return [{ field: name(path), message: issue.message }];
   });
 }
 
