@@ -7,7 +7,7 @@ afterAll(async () => {
   for (const close of closers) await close();
 });
 
-describe('a SIGKILL at any moment', () => {
+describe('a SIGKILL at any moment', { timeout: 120_000 }, () => {
   it('loses nothing: a delivery cut off mid-flight completes after a restart, with the same delivery id', async () => {
     // The receiver never answers the first request: the stack is killed while it waits.
     const hook = await startReceiver((_request, response, index) => {

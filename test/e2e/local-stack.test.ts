@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/ports.js';
-import { mis, startLocalStack } from '../support/local-stack.js';
+import { mis, START_COMMAND, startLocalStack } from '../support/local-stack.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
@@ -21,7 +21,7 @@ function alive(pid: number): boolean {
 
 async function startFailure(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
   try {
-    await run(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
+    await run(START_COMMAND[0], START_COMMAND[1], {
       cwd: root,
       env: { ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'mis-fail-')), ...env },
       timeout: 30_000,
@@ -33,7 +33,7 @@ async function startFailure(env: Record<string, string>): Promise<{ code: number
   }
 }
 
-describe('npm start', () => {
+describe('npm start', { timeout: 120_000 }, () => {
   it('keeps data across a restart and leaves no Java process behind on SIGTERM', async () => {
     const first = await startLocalStack();
     const org = await mis<{ id: string }>(first.dataDir, 'org', 'create', '--name', 'Kept');

@@ -8,6 +8,12 @@ import { readStackInfo } from '../../infra/local/stack-file.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
+/** What `npm start` runs (package.json), without npm in between, so that signals reach the stack itself. */
+export const START_COMMAND = [
+  process.execPath,
+  ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'infra/local/start.ts'],
+] as const;
+
 export interface RunningStack {
   baseUrl: string;
   dataDir: string;
@@ -20,7 +26,7 @@ export interface RunningStack {
 export async function startLocalStack(env: Record<string, string> = {}): Promise<RunningStack> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'mis-stack-'));
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
+  const child = spawn(START_COMMAND[0], START_COMMAND[1], {
     cwd: root,
     env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'WARN', ...env, PORT: String(port), DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
