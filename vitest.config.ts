@@ -30,6 +30,16 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          globalSetup: ['test/support/local-stack.setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
           testTimeout: 180_000,

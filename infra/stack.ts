@@ -6,8 +6,10 @@ import type { Construct } from 'constructs';
 import { TABLE } from '../shared/adapters/table.js';
 import { BASE_PATH, serviceName, tokenTag } from '../shared/config.js';
 import { AUTHORIZER_FUNCTION, functionNames, routes } from '../shared/routes.js';
+import { BUNDLED_FILES } from './bundled-files.js';
 import { PublicApi } from './constructs/public-api.js';
 import { ServiceFunction } from './constructs/service-function.js';
+import { TimerSchedule } from './constructs/timer-schedule.js';
 import { WebhookDelivery } from './constructs/webhook-delivery.js';
 import type { StageSettings } from './stage.js';
 import { tableActionsFor } from './table-access.js';
@@ -51,7 +53,10 @@ export class ServiceStack extends Stack {
     const tableIndexes = `Resource::<${this.getLogicalId(table.node.defaultChild as CfnElement)}.Arn>/index/*`;
 
     const grantTable = (serviceFunction: ServiceFunction) => {
-      table.grant(serviceFunction.function, ...tableActionsFor(serviceFunction.name));
+      const actions = tableActionsFor(serviceFunction.name);
+      // The public documents function reads no data, so it gets no table permission at all.
+      if (actions.length === 0) return;
+      table.grant(serviceFunction.function, ...actions);
       Validations.of(serviceFunction).acknowledge({
         id: `AwsSolutions-IAM5[${tableIndexes}]`,
         reason:
@@ -59,12 +64,19 @@ export class ServiceStack extends Stack {
       });
     };
     const createFunction = (name: string, constructId: string): IFunction => {
-      const serviceFunction = new ServiceFunction(this, constructId, { name, settings, environment });
+      const files = BUNDLED_FILES[name];
+      const serviceFunction = new ServiceFunction(this, constructId, {
+        name,
+        settings,
+        environment,
+        ...(files ? { files } : {}),
+      });
       grantTable(serviceFunction);
       return serviceFunction.function;
     };
 
     const webhooks = new WebhookDelivery(this, 'Webhooks', { settings, table, environment, grantTable });
+    new TimerSchedule(this, 'Timers', { settings, environment, grantTable });
 
     const authorizerFunction = createFunction(AUTHORIZER_FUNCTION, 'AuthorizerFunction');
     // One function per distinct functionName: a route added to the table gets its function here.

@@ -156,6 +156,48 @@ export const routes: readonly Route[] = [
     access: 'read',
     summary: 'Delivery attempts of an endpoint, newest first',
   },
+  {
+    method: 'POST',
+    path: '/contributions',
+    functionName: 'contribution-record',
+    access: 'write',
+    summary: 'Record a received contribution',
+  },
+  {
+    method: 'GET',
+    path: '/contributions/{id}',
+    functionName: 'contribution-get',
+    access: 'read',
+    summary: 'Read a contribution',
+  },
+  {
+    method: 'POST',
+    path: '/timebank/payouts',
+    functionName: 'timebank-payout-settle',
+    access: 'write',
+    summary: 'Settle a time-bank payout',
+  },
+  {
+    method: 'GET',
+    path: '/timebank/payouts/{id}',
+    functionName: 'timebank-payout-get',
+    access: 'read',
+    summary: 'Read a time-bank payout',
+  },
+  {
+    method: 'POST',
+    path: '/sanctuary/files',
+    functionName: 'sanctuary-file-register',
+    access: 'write',
+    summary: 'Register a sanctuary file with its expiry',
+  },
+  {
+    method: 'GET',
+    path: '/sanctuary/files/{id}',
+    functionName: 'sanctuary-file-get',
+    access: 'read',
+    summary: 'Read a sanctuary file',
+  },
 ];
 
 /** The function that checks bearer tokens for every non-public route. */
@@ -164,7 +206,8 @@ export const AUTHORIZER_FUNCTION = 'authorizer';
 /** Functions that serve no route: they run from the table stream, the delivery queue or a schedule. */
 export const RELAY_FUNCTION = 'outbox-relay';
 export const DELIVERY_FUNCTION = 'webhook-delivery';
-export const BACKGROUND_FUNCTIONS = [RELAY_FUNCTION, DELIVERY_FUNCTION] as const;
+export const TIMERS_FUNCTION = 'timers';
+export const BACKGROUND_FUNCTIONS = [RELAY_FUNCTION, DELIVERY_FUNCTION, TIMERS_FUNCTION] as const;
 
 /** Path parameters when `actualPath` fits `routePath` (both relative to the base path), else undefined. */
 export function matchPath(routePath: string, actualPath: string): Record<string, string> | undefined {

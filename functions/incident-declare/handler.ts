@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { incidentWrite } from '../../shared/adapters/incident-store.js';
 import { newDomainEvent, outboxWrite } from '../../shared/adapters/outbox.js';
+import { deadlineTimerWrite } from '../../shared/adapters/timer-store.js';
 import { ValidationError } from '../../shared/domain/errors.js';
 import {
   declareIncident,
@@ -33,5 +34,7 @@ export const handler = apiHandler(async (event, caller) => {
     now,
   );
   const response = jsonResponse(201, incidentView(incident), { Location: `${event.path}/${incident.id}` });
-  return commitWrite(event, caller, [incidentWrite(incident), outboxWrite(declared)], response);
+  // The 72-hour deadline alarm is armed with the incident: it fires at detectedAt + 60 h unless notified or closed.
+  const writes = [incidentWrite(incident), outboxWrite(declared), deadlineTimerWrite(incident, now)];
+  return commitWrite(event, caller, writes, response);
 });

@@ -1,5 +1,7 @@
 import { getIncident, incidentWrite } from '../../shared/adapters/incident-store.js';
 import { newDomainEvent, outboxWrite } from '../../shared/adapters/outbox.js';
+import { deadlineTimerCancellations } from '../../shared/adapters/timer-store.js';
+import { retryOnTransactionConflict } from '../../shared/adapters/transaction-retry.js';
 import { NotFoundError } from '../../shared/domain/errors.js';
 import {
   EVENT_FOR_STATUS,
@@ -39,10 +41,13 @@ export const handler = apiHandler(async (event, caller) => {
     incidentEventData(moved),
     now,
   );
-  return commitWrite(
-    event,
-    caller,
-    [incidentWrite(moved), outboxWrite(emitted)],
-    jsonResponse(200, incidentView(moved)),
+  // The timers function's alarm transaction may hold the incident for a moment: then try again.
+  return retryOnTransactionConflict(() =>
+    commitWrite(
+      event,
+      caller,
+      [incidentWrite(moved), outboxWrite(emitted), ...deadlineTimerCancellations(moved)],
+      jsonResponse(200, incidentView(moved)),
+    ),
   );
 });

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { Duration, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -23,6 +23,25 @@ export interface ServiceFunctionProps {
   environment?: Record<string, string>;
   timeout?: Duration;
   memorySize?: number;
+  /** Files copied into the bundle beside the handler: `from` relative to the project root, `to` to the bundle. */
+  files?: readonly BundledFile[];
+}
+
+export interface BundledFile {
+  from: string;
+  to: string;
+}
+
+/** Shell commands that copy files into the bundle once esbuild has written it (local bundling, no Docker). */
+export function copyCommands(files: readonly BundledFile[], inputDir: string, outputDir: string): string[] {
+  return files.map(({ from, to }) => {
+    if (
+      [from, to].some((path) => isAbsolute(path) || path.split('/').includes('..') || /["'$`\\]/.test(path))
+    ) {
+      throw new Error(`A bundled file must be a plain relative path: ${from} -> ${to}`);
+    }
+    return `mkdir -p "${join(outputDir, dirname(to))}" && cp "${join(inputDir, from)}" "${join(outputDir, to)}"`;
+  });
 }
 
 /** One Lambda function of the service, with the defaults every function shares set in one place. */
@@ -73,6 +92,16 @@ export class ServiceFunction extends Construct {
         esbuildArgs: Object.fromEntries(
           Object.entries(LAMBDA_ALIASES).map(([from, to]) => [`--alias:${from}`, to]),
         ),
+        ...(props.files?.length
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) =>
+                  copyCommands(props.files ?? [], inputDir, outputDir),
+              },
+            }
+          : {}),
       },
     });
 

@@ -9,6 +9,41 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { createTableInput, TABLE } from '../../shared/adapters/table.js';
 
+/** How long a new index may take to build from the items already there (DynamoDB Local: seconds). */
+const INDEX_BUILD_TIMEOUT_MS = 120_000;
+
+/**
+ * A table made before an index was added to the definition (old `.local` data) gets that index,
+ * built from its existing items; the service uses it only once it is ACTIVE.
+ */
+async function addMissingIndexes(
+  client: DynamoDBClient,
+  tableName: string,
+  existing: string[],
+): Promise<void> {
+  const wanted = createTableInput(tableName);
+  for (const index of wanted.GlobalSecondaryIndexes ?? []) {
+    if (!index.IndexName || existing.includes(index.IndexName)) continue;
+    const keyNames = (index.KeySchema ?? []).map((k) => k.AttributeName);
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: wanted.AttributeDefinitions?.filter((a) => keyNames.includes(a.AttributeName)),
+        GlobalSecondaryIndexUpdates: [{ Create: index }],
+      }),
+    );
+    const deadline = Date.now() + INDEX_BUILD_TIMEOUT_MS;
+    for (;;) {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      const status = Table?.GlobalSecondaryIndexes?.find((i) => i.IndexName === index.IndexName)?.IndexStatus;
+      if (status === 'ACTIVE') break;
+      if (Date.now() > deadline)
+        throw new Error(`Index ${index.IndexName} of ${tableName} is still ${status}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
 /** Creates the service table from the one definition, unless it is there already. */
 export async function ensureTable(
   client: DynamoDBClient,
@@ -25,6 +60,11 @@ export async function ensureTable(
         }),
       );
     }
+    await addMissingIndexes(
+      client,
+      tableName,
+      Table?.GlobalSecondaryIndexes?.flatMap((i) => i.IndexName ?? []) ?? [],
+    );
     return 'existing';
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;

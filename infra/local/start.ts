@@ -4,16 +4,23 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createSqsClient } from '../../shared/adapters/sqs.js';
 import { BASE_PATH } from '../../shared/config.js';
-import { AUTHORIZER_FUNCTION, DELIVERY_FUNCTION, functionNames, RELAY_FUNCTION } from '../../shared/routes.js';
+import {
+  AUTHORIZER_FUNCTION,
+  DELIVERY_FUNCTION,
+  functionNames,
+  RELAY_FUNCTION,
+  TIMERS_FUNCTION,
+} from '../../shared/routes.js';
 import { assertJava, startDynamoDbLocal } from './dynamodb-local.js';
 import { ensureTable } from './ensure-table.js';
 import { startLocalEventBus } from './event-bus.js';
 import { createGateway, type ProxyHandler, type TokenAuthorizer } from './gateway.js';
 import { LocalStackError } from './local-stack-error.js';
 import { assertPortFree } from './ports.js';
+import { type ScheduledHandler, startTimerSchedule } from './schedule-poller.js';
 import { localSecretKey } from './secret-key.js';
-import { type SqsHandler, startSqsPoller } from './sqs-poller.js';
 import { startLocalSqs } from './sqs.js';
+import { type SqsHandler, startSqsPoller } from './sqs-poller.js';
 import { dataDir, removeStackInfo, writeStackInfo } from './stack-file.js';
 import { type StreamHandler, startStreamPoller } from './stream-poller.js';
 
@@ -90,7 +97,10 @@ async function main(): Promise<void> {
 
   const handlers: Record<string, ProxyHandler> = {};
   for (const name of functionNames()) handlers[name] = await loadHandler<ProxyHandler>(name);
-  const server = createGateway({ handlers, authorizer: await loadHandler<TokenAuthorizer>(AUTHORIZER_FUNCTION) });
+  const server = createGateway({
+    handlers,
+    authorizer: await loadHandler<TokenAuthorizer>(AUTHORIZER_FUNCTION),
+  });
   stops.push(
     () =>
       new Promise((resolve) => {
@@ -114,6 +124,9 @@ async function main(): Promise<void> {
     functionName: DELIVERY_FUNCTION,
   });
   stops.push(() => sqsPoller.stop());
+  // The schedule rule: due timers (deadline alarms, file expiries) every TIMER_INTERVAL_SECONDS.
+  const timers = startTimerSchedule(await loadHandler<ScheduledHandler>(TIMERS_FUNCTION));
+  stops.push(() => timers.stop());
 
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);

@@ -39,4 +39,27 @@ export const keys = {
     sk: `REPORT#${id}`,
   }),
   latestImpactReport: (organisationId: string) => ({ pk: `ORG#${organisationId}#IMPACT`, sk: 'LATEST' }),
+  contribution: (organisationId: string, id: string) => ({
+    pk: `ORG#${organisationId}#CONTRIBUTION#${id}`,
+    sk: 'CONTRIBUTION',
+  }),
+  timebankPayout: (organisationId: string, id: string) => ({
+    pk: `ORG#${organisationId}#PAYOUT#${id}`,
+    sk: 'PAYOUT',
+  }),
+  sanctuaryFile: (organisationId: string, id: string) => ({
+    pk: `ORG#${organisationId}#FILE#${id}`,
+    sk: 'FILE',
+  }),
+  /** A timer sits beside what it is due for: the same partition, its own sort key. */
+  incidentDeadlineTimer: (organisationId: string, incidentId: string) => ({
+    pk: `ORG#${organisationId}#INCIDENT#${incidentId}`,
+    sk: 'TIMER#DEADLINE_72H',
+  }),
+  fileExpiryTimer: (organisationId: string, fileId: string) => ({
+    pk: `ORG#${organisationId}#FILE#${fileId}`,
+    sk: 'TIMER#EXPIRY',
+  }),
+  /** Partition of the sparse `timers` index: only a timer that has not fired yet has this attribute. */
+  dueTimers: (shard: number) => `TIMERS#${shard}`,
 };

@@ -16,7 +16,11 @@ export function kmsCipher(keyId: string, client = new KMSClient({})): SecretCiph
   return {
     async encrypt(plaintext, context) {
       const { CiphertextBlob } = await client.send(
-        new EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: context }),
+        new EncryptCommand({
+          KeyId: keyId,
+          Plaintext: Buffer.from(plaintext, 'utf8'),
+          EncryptionContext: context,
+        }),
       );
       if (!CiphertextBlob) throw new Error('KMS returned no ciphertext');
       return `kms:${Buffer.from(CiphertextBlob).toString('base64')}`;
@@ -68,6 +72,9 @@ export function secretCipher(): SecretCipher {
   const localKey = process.env.LOCAL_SECRET_KEY;
   if (keyId) configured = kmsCipher(keyId);
   else if (localKey) configured = localCipher(Buffer.from(localKey, 'base64'));
-  else throw new Error('Set SECRETS_KMS_KEY_ID (AWS) or LOCAL_SECRET_KEY (local stack) to store signing secrets');
+  else
+    throw new Error(
+      'Set SECRETS_KMS_KEY_ID (AWS) or LOCAL_SECRET_KEY (local stack) to store signing secrets',
+    );
   return configured;
 }

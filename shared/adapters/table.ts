@@ -7,7 +7,12 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 export const TABLE = {
   partitionKey: 'pk',
   sortKey: 'sk',
-  indexes: [{ name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  indexes: [
+    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    // Sparse: only timers that have not fired carry `timerPartition`, so a Query for `dueAt <= now`
+    // reads what is due and nothing else. `dueAt` is UTC ISO 8601, so string order is time order.
+    { name: 'timers', partitionKey: 'timerPartition', sortKey: 'dueAt' },
+  ],
   /** Epoch seconds; lets DynamoDB drop spent rate-limit counters. Nothing depends on the deletion. */
   ttlAttribute: 'expiresAt',
   /** New images feed the outbox relay (filtered to outbox items at the event source mapping). */

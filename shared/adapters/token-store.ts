@@ -167,4 +167,3 @@ function toRecord(item: Record<string, unknown>): TokenRecord {
     lastUsedAt: (item.lastUsedAt as string | null) ?? null,
   };
 }
-

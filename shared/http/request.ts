@@ -29,7 +29,9 @@ export function fieldIssues(error: z.core.$ZodError, location?: 'query'): FieldI
     const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
     // One issue per unknown key, so that each is named on its own like any other offending field.
     if (issue.code === 'unrecognized_keys') {
-      const message = location ? 'Unknown query parameter.' : 'Unknown field; nothing else is accepted or stored.';
+      const message = location
+        ? 'Unknown query parameter.'
+        : 'Unknown field; nothing else is accepted or stored.';
       return issue.keys.map((key) => ({ field: name(`${path}.${key}`), message }));
     }
     return [{ field: name(path), message: issue.message }];

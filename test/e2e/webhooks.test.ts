@@ -164,7 +164,7 @@ describe('delivery', () => {
     ]);
     const closed = await closedOnly.waitFor(1, forIncident(id));
     expect(closed.map((w) => w.body.event)).toEqual(['incident.closed']);
-    expect((closed[0]?.body.incident as { status: string }).status).toBe('closed');
+    expect(closed[0]?.body.incident).toMatchObject({ status: 'closed' });
   });
 
   it('retries a failing receiver with the same delivery id and attempt 1, 2, 3', async () => {

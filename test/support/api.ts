@@ -1,4 +1,5 @@
 import { inject } from 'vitest';
+import { checkResponse } from './contract.js';
 import { mis } from './local-stack.js';
 
 export interface Organisation {
@@ -29,18 +30,60 @@ export async function newToken(organisationId: string, scopes = 'read,write'): P
   return cli<IssuedToken>('token', 'issue', '--org', organisationId, '--scopes', scopes);
 }
 
-export function call(path: string, init: RequestInit & { token?: string } = {}): Promise<Response> {
+/**
+ * Calls the API and checks the response against the OpenAPI document (docs/openapi.json) before the
+ * test sees it: an undescribed status, a missing required header or a body off its schema fails the test.
+ */
+export async function call(path: string, init: RequestInit & { token?: string } = {}): Promise<Response> {
   const { token, headers, ...rest } = init;
-  return fetch(`${baseUrl()}${path}`, {
+  const response = await fetch(`${baseUrl()}${path}`, {
     ...rest,
     headers: {
       ...(token ? { Authorization: `Bearer ${token}` } : {}),
       ...(headers as Record<string, string>),
     },
   });
+  checkResponse({
+    method: init.method ?? 'GET',
+    path: new URL(`${baseUrl()}${path}`).pathname.slice(new URL(baseUrl()).pathname.length),
+    status: response.status,
+    headers: response.headers,
+    body: await response.clone().text(),
+  });
+  return response;
 }
 
 /** The parsed JSON body of a response, typed by the test that reads it. */
 export async function bodyOf<T = Record<string, unknown>>(response: Response): Promise<T> {
   return (await response.json()) as T;
+}
+
+/** POSTs a JSON body (or raw text, sent as is) through `call`, so the answer is contract-checked too. */
+export function postJson(
+  path: string,
+  token: string | undefined,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return call(path, {
+    method: 'POST',
+    ...(token ? { token } : {}),
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/** A problem+json answer with this status and code; returns its body. */
+export async function problemOf(response: Response, status: number, code: string) {
+  const body = await bodyOf<{ status: number; code: string; errors?: { field: string; message: string }[] }>(
+    response,
+  );
+  if (
+    response.status !== status ||
+    body.code !== code ||
+    response.headers.get('content-type') !== 'application/problem+json'
+  ) {
+    throw new Error(`expected ${status} ${code}, got ${response.status} ${JSON.stringify(body)}`);
+  }
+  return body;
 }

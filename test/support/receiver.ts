@@ -27,7 +27,12 @@ export async function startReceiver(behaviour: Behaviour = answer(200)) {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const rawBody = Buffer.concat(chunks).toString('utf8');
-      const webhook: ReceivedWebhook = { headers: request.headers, rawBody, body: JSON.parse(rawBody), at: Date.now() };
+      const webhook: ReceivedWebhook = {
+        headers: request.headers,
+        rawBody,
+        body: JSON.parse(rawBody),
+        at: Date.now(),
+      };
       received.push(webhook);
       current(webhook, response, received.length - 1);
     });
@@ -41,13 +46,19 @@ export async function startReceiver(behaviour: Behaviour = answer(200)) {
       current = next;
     },
     /** Waits (bounded) until `count` webhooks matched `predicate`. */
-    async waitFor(count: number, predicate: (w: ReceivedWebhook) => boolean = () => true, timeoutMs = 20_000) {
+    async waitFor(
+      count: number,
+      predicate: (w: ReceivedWebhook) => boolean = () => true,
+      timeoutMs = 20_000,
+    ) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const matching = received.filter(predicate);
         if (matching.length >= count) return matching;
         if (Date.now() > deadline) {
-          throw new Error(`Expected ${count} webhooks, got ${matching.length}: ${JSON.stringify(received.map((r) => r.body))}`);
+          throw new Error(
+            `Expected ${count} webhooks, got ${matching.length}: ${JSON.stringify(received.map((r) => r.body))}`,
+          );
         }
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -61,7 +72,11 @@ export async function startReceiver(behaviour: Behaviour = answer(200)) {
 }
 
 /** Polls `probe` until it returns a value (bounded), for state that settles asynchronously. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

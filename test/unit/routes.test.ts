@@ -10,6 +10,15 @@ describe('route table', () => {
     expect(matchPath('/ping', '/pong')).toBeUndefined();
   });
 
+  it('matches a greedy last parameter to the rest of the path, never to nothing or an empty segment', () => {
+    expect(matchPath('/docs/{asset+}', '/docs/swagger-ui.css')).toEqual({ asset: 'swagger-ui.css' });
+    expect(matchPath('/docs/{asset+}', '/docs/a/b.js')).toEqual({ asset: 'a/b.js' });
+    expect(matchPath('/docs/{asset+}', '/docs')).toBeUndefined();
+    expect(matchPath('/docs/{asset+}', '/docs/')).toBeUndefined();
+    expect(matchPath('/docs/{asset+}', '/docs/a//b')).toBeUndefined();
+    expect(matchPath('/docs', '/docs/x')).toBeUndefined();
+  });
+
   it('has one entry per method and path, each served by a function', () => {
     const keys = routes.map((r) => `${r.method} ${r.path}`);
     expect(new Set(keys).size).toBe(keys.length);

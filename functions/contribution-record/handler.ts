@@ -1,0 +1,25 @@
+import { randomUUID } from 'node:crypto';
+import { contributionWrite } from '../../shared/adapters/contribution-store.js';
+import { memberExists } from '../../shared/adapters/member-reference.js';
+import { newDomainEvent, outboxWrite } from '../../shared/adapters/outbox.js';
+import { contributionEventData, newContribution } from '../../shared/domain/contribution.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { commitWrite } from '../../shared/http/idempotency.js';
+import { parseJsonBody } from '../../shared/http/request.js';
+import { jsonResponse } from '../../shared/http/responses.js';
+import { newContributionBody } from '../../shared/schemas/contributions.js';
+
+export const handler = apiHandler(async (event, caller) => {
+  const now = new Date();
+  const contribution = newContribution(randomUUID(), parseJsonBody(event, newContributionBody), now);
+  const received = newDomainEvent(
+    'contribution.received',
+    caller.organisationId,
+    contributionEventData(contribution),
+    now,
+  );
+  const writes = [contributionWrite(caller.organisationId, contribution), outboxWrite(received)];
+  if (contribution.memberId) writes.push(memberExists(caller.organisationId, contribution.memberId));
+  const response = jsonResponse(201, contribution, { Location: `${event.path}/${contribution.id}` });
+  return commitWrite(event, caller, writes, response);
+});

@@ -1,0 +1,327 @@
+import * as z from 'zod/mini';
+import { described } from '../../shared/schemas/common.js';
+import { contributionSchema, newContributionBody } from '../../shared/schemas/contributions.js';
+import { eventListSchema, eventSchema, eventsQuery, newEventBody } from '../../shared/schemas/events.js';
+import { impactReportSchema, newImpactReportBody } from '../../shared/schemas/impact.js';
+import { incidentListSchema, incidentSchema } from '../../shared/schemas/incident-views.js';
+import {
+  closeIncidentBody,
+  containIncidentBody,
+  declareIncidentBody,
+  notifyIncidentBody,
+} from '../../shared/schemas/incidents.js';
+import { memberSchema, memberStatisticsSchema, newMemberBody } from '../../shared/schemas/members.js';
+import { pageQuery } from '../../shared/schemas/pagination.js';
+import { pingResultSchema } from '../../shared/schemas/ping.js';
+import { registerFileBody, sanctuaryFileSchema } from '../../shared/schemas/sanctuary-files.js';
+import { payoutSchema, settlePayoutBody } from '../../shared/schemas/timebank.js';
+import {
+  createdWebhookEndpointSchema,
+  deliveryListSchema,
+  webhookEndpointListSchema,
+} from '../../shared/schemas/webhook-endpoint-views.js';
+import { createWebhookBody } from '../../shared/schemas/webhook-endpoints.js';
+
+/**
+ * What the OpenAPI document says about each route of `shared/routes.ts` beyond the route itself
+ * (method, path, access and summary come from the route table). Keyed by `METHOD path`: the
+ * generator walks the route table and refuses to finish without an entry for every route, so a
+ * new route cannot be left out of the document.
+ */
+export interface OperationSpec {
+  operationId: string;
+  tag: TagName;
+  description: string;
+  query?: z.ZodMiniObject;
+  body?: z.ZodMiniType;
+  success: {
+    status: 200 | 201 | 204;
+    description: string;
+    schema?: z.ZodMiniType;
+    /** Default application/json. */
+    contentType?: string;
+    /** A `Location` header names the new resource. */
+    location?: boolean;
+  };
+  /** ETag on the success response, 304 on a matching If-None-Match. */
+  conditional?: boolean;
+  /** Extra problem responses with what they mean here, e.g. `{ 404: 'No report yet (`no_report`).' }`. */
+  problems?: Partial<Record<404 | 409, string>>;
+  /** Served, but not part of the API's description (the console's static files). */
+  hidden?: boolean;
+  /** Set by the generator for a route without an entry here: the path is listed, its answers are not described. */
+  undocumented?: boolean;
+}
+
+export const TAGS = {
+  Health: 'Checking a key.',
+  Members: 'Anonymised membership statistics and recording members.',
+  Events: "The organisation's public events.",
+  Impact: 'Social-impact reports.',
+  Incidents: 'Data-breach incident records and their lifecycle.',
+  Webhooks: 'Webhook endpoints, their deliveries, and the events sent to them (signed).',
+  Documentation: 'This description and the interactive console; public, no token needed.',
+  Contributions: 'Contributions received, in any ISO 4217 currency.',
+  'Time bank': 'Time-bank payouts to members.',
+  Sanctuary: 'Sanctuary files kept until they expire.',
+} as const;
+export type TagName = keyof typeof TAGS;
+
+const openApiDocumentSchema = described(
+  z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({}), paths: z.looseObject({}) }),
+  { description: 'An OpenAPI 3.1 document.' },
+);
+
+export const OPERATIONS: Record<string, OperationSpec> = {
+  'GET /ping': {
+    operationId: 'ping',
+    tag: 'Health',
+    description:
+      'Checks that the token is valid and live and tells which organisation it belongs to. Any scope.',
+    success: { status: 200, description: 'The key is healthy.', schema: pingResultSchema },
+  },
+  'GET /members': {
+    operationId: 'getMemberStatistics',
+    tag: 'Members',
+    description: [
+      "Anonymised membership statistics of the caller's organisation: the total, the counts by membership type and by region, and how many joined in the last 30 and 365 days.",
+      '',
+      'No identifiers and no per-person data are returned. A count from 1 to `minimumGroupSize - 1` (1 to 4 by default) is withheld (`withheld: true`, `count: null`), and so is any further count that would let a withheld one be worked out by subtraction from the total or from the other figures. Groups are listed by name, not by size.',
+      '',
+      'The figures are kept up to date when a member is recorded, so reading them costs the same whatever the size of the organisation. `asOf` is when they last changed; with `If-None-Match` an unchanged answer is a `304`.',
+    ].join('\n'),
+    query: z.strictObject({}),
+    success: { status: 200, description: 'The statistics.', schema: memberStatisticsSchema },
+    conditional: true,
+  },
+  'POST /members': {
+    operationId: 'recordMember',
+    tag: 'Members',
+    description:
+      'Records a member: a membership type, optionally a region and a join date. No personal data is taken; unknown fields are refused. Counts in GET /members at once.',
+    body: newMemberBody,
+    success: { status: 201, description: 'The member was recorded.', schema: memberSchema },
+  },
+  'GET /events': {
+    operationId: 'listUpcomingEvents',
+    tag: 'Events',
+    description: [
+      "The organisation's upcoming public events (starting now or later), soonest first. Past and non-public events never appear.",
+      '',
+      'Pages hold `limit` events; pass `nextCursor` back as `cursor`, with the same `from` and `to`, for the next page. A cursor is opaque and only valid for the organisation and filters it was issued for: any other is refused with `400` and code `invalid_cursor`.',
+    ].join('\n'),
+    query: eventsQuery,
+    success: { status: 200, description: 'One page of events.', schema: eventListSchema },
+    conditional: true,
+  },
+  'POST /events': {
+    operationId: 'publishEvent',
+    tag: 'Events',
+    description:
+      'Publishes an event. `endsAt` may not precede `startsAt`. A public event (the default) is listed by GET /events until it starts.',
+    body: newEventBody,
+    success: { status: 201, description: 'The event was published.', schema: eventSchema },
+  },
+  'GET /impact': {
+    operationId: 'getLatestImpactReport',
+    tag: 'Impact',
+    description: 'The latest published social-impact report: the one published last.',
+    query: z.strictObject({}),
+    success: { status: 200, description: 'The latest report.', schema: impactReportSchema },
+    conditional: true,
+    problems: { 404: 'No report has been published yet (code `no_report`).' },
+  },
+  'POST /impact': {
+    operationId: 'publishImpactReport',
+    tag: 'Impact',
+    description:
+      'Publishes a social-impact report; it becomes the latest. Metric keys must be unique within the report.',
+    body: newImpactReportBody,
+    success: { status: 201, description: 'The report was published.', schema: impactReportSchema },
+  },
+  'GET /incidents': {
+    operationId: 'listIncidents',
+    tag: 'Incidents',
+    description:
+      "The organisation's incidents, newest first, a page at a time (`limit` 1 to 100, default 20; `cursor` from `nextCursor`).",
+    query: pageQuery,
+    success: { status: 200, description: 'One page of incidents.', schema: incidentListSchema },
+  },
+  'POST /incidents': {
+    operationId: 'declareIncident',
+    tag: 'Incidents',
+    description:
+      'Declares a data-breach incident (status `declared`) and sends `incident.declared`. The 72-hour alarm (`incident.deadline_72h`) follows 60 hours after `detectedAt` unless the incident is notified or closed by then.',
+    body: declareIncidentBody,
+    success: {
+      status: 201,
+      description: 'The incident was declared.',
+      schema: incidentSchema,
+      location: true,
+    },
+  },
+  'GET /incidents/{id}': {
+    operationId: 'getIncident',
+    tag: 'Incidents',
+    description: 'One incident with its history.',
+    success: { status: 200, description: 'The incident.', schema: incidentSchema },
+    problems: { 404: 'No incident of this organisation has this id (`not_found`).' },
+  },
+  'POST /incidents/{id}/contain': {
+    operationId: 'containIncident',
+    tag: 'Incidents',
+    description: 'Marks a declared incident contained and sends `incident.contained`.',
+    body: containIncidentBody,
+    success: { status: 200, description: 'The contained incident.', schema: incidentSchema },
+    problems: {
+      404: 'No incident of this organisation has this id (`not_found`).',
+      409: 'The move is not allowed from the current status (`invalid_transition`), or the Idempotency-Key was used with another request (`idempotency_conflict`).',
+    },
+  },
+  'POST /incidents/{id}/notify': {
+    operationId: 'notifyIncident',
+    tag: 'Incidents',
+    description:
+      'Records that the supervisory authority was notified (from `declared` or `contained`) and sends `incident.notified`.',
+    body: notifyIncidentBody,
+    success: { status: 200, description: 'The notified incident.', schema: incidentSchema },
+    problems: {
+      404: 'No incident of this organisation has this id (`not_found`).',
+      409: 'The move is not allowed from the current status (`invalid_transition`), or the Idempotency-Key was used with another request (`idempotency_conflict`).',
+    },
+  },
+  'POST /incidents/{id}/close': {
+    operationId: 'closeIncident',
+    tag: 'Incidents',
+    description: 'Closes an open incident and sends `incident.closed`.',
+    body: closeIncidentBody,
+    success: { status: 200, description: 'The closed incident.', schema: incidentSchema },
+    problems: {
+      404: 'No incident of this organisation has this id (`not_found`).',
+      409: 'The incident is closed already (`invalid_transition`), or the Idempotency-Key was used with another request (`idempotency_conflict`).',
+    },
+  },
+  'GET /webhooks': {
+    operationId: 'listWebhookEndpoints',
+    tag: 'Webhooks',
+    description: "The organisation's webhook endpoints, without their secrets.",
+    success: { status: 200, description: 'The endpoints.', schema: webhookEndpointListSchema },
+  },
+  'POST /webhooks': {
+    operationId: 'createWebhookEndpoint',
+    tag: 'Webhooks',
+    description:
+      'Registers an endpoint for the named events (all nine when `events` is left out). The URL must be https and must not point at a private, loopback, link-local or metadata address (the local stack allows http and loopback). The signing secret is in this response only.',
+    body: createWebhookBody,
+    success: {
+      status: 201,
+      description: 'The endpoint, with its secret.',
+      schema: createdWebhookEndpointSchema,
+      location: true,
+    },
+  },
+  'DELETE /webhooks/{id}': {
+    operationId: 'deleteWebhookEndpoint',
+    tag: 'Webhooks',
+    description: 'Removes an endpoint; it receives nothing more.',
+    success: { status: 204, description: 'Removed.' },
+    problems: { 404: 'No endpoint of this organisation has this id (`not_found`).' },
+  },
+  'GET /webhooks/{id}/deliveries': {
+    operationId: 'listWebhookDeliveries',
+    tag: 'Webhooks',
+    description:
+      "The endpoint's delivery attempts, newest first, a page at a time, with outcome, status code and latency.",
+    query: pageQuery,
+    success: { status: 200, description: 'One page of attempts.', schema: deliveryListSchema },
+    problems: { 404: 'No endpoint of this organisation has this id (`not_found`).' },
+  },
+  'POST /contributions': {
+    operationId: 'recordContribution',
+    tag: 'Contributions',
+    description:
+      "Records a contribution and sends `contribution.received`. The amount is a decimal string (never a JSON number) greater than zero, with at most the currency's ISO 4217 minor unit of decimal places; it is returned with exactly that many. A `memberId` must name a recorded member.",
+    body: newContributionBody,
+    success: {
+      status: 201,
+      description: 'The contribution was recorded.',
+      schema: contributionSchema,
+      location: true,
+    },
+    problems: {
+      404: 'No member of this organisation has the `memberId` (`not_found`); nothing was recorded.',
+    },
+  },
+  'GET /contributions/{id}': {
+    operationId: 'getContribution',
+    tag: 'Contributions',
+    description: 'One contribution.',
+    success: { status: 200, description: 'The contribution.', schema: contributionSchema },
+    problems: { 404: 'No contribution of this organisation has this id (`not_found`).' },
+  },
+  'POST /timebank/payouts': {
+    operationId: 'settleTimebankPayout',
+    tag: 'Time bank',
+    description:
+      'Settles a payout of hours to a recorded member and sends `timebank.payout.settled` (without the note).',
+    body: settlePayoutBody,
+    success: { status: 201, description: 'The settled payout.', schema: payoutSchema, location: true },
+    problems: {
+      404: 'No member of this organisation has the `memberId` (`not_found`); nothing was settled.',
+    },
+  },
+  'GET /timebank/payouts/{id}': {
+    operationId: 'getTimebankPayout',
+    tag: 'Time bank',
+    description: 'One payout, with its note.',
+    success: { status: 200, description: 'The payout.', schema: payoutSchema },
+    problems: { 404: 'No payout of this organisation has this id (`not_found`).' },
+  },
+  'POST /sanctuary/files': {
+    operationId: 'registerSanctuaryFile',
+    tag: 'Sanctuary',
+    description:
+      'Registers a file with its expiry time. When `expiresAt` has passed (within about a minute), the file becomes `expired` and `sanctuary.file.expired` is sent, with the id and times but not the name.',
+    body: registerFileBody,
+    success: {
+      status: 201,
+      description: 'The file was registered.',
+      schema: sanctuaryFileSchema,
+      location: true,
+    },
+  },
+  'GET /sanctuary/files/{id}': {
+    operationId: 'getSanctuaryFile',
+    tag: 'Sanctuary',
+    description: 'One file, with whether its expiry has been processed.',
+    success: { status: 200, description: 'The file.', schema: sanctuaryFileSchema },
+    problems: { 404: 'No file of this organisation has this id (`not_found`).' },
+  },
+  'GET /openapi.json': {
+    operationId: 'getOpenApiDocument',
+    tag: 'Documentation',
+    description: 'This document, with the address it was fetched from as its server. Public.',
+    success: { status: 200, description: 'The OpenAPI 3.1 document.', schema: openApiDocumentSchema },
+    conditional: true,
+  },
+  'GET /docs': {
+    operationId: 'getConsole',
+    tag: 'Documentation',
+    description:
+      'The interactive console (Swagger UI), served from this origin. Public; enter a token with Authorize to send requests.',
+    success: {
+      status: 200,
+      description: 'The console page.',
+      contentType: 'text/html',
+      schema: described(z.string(), { description: 'HTML.' }),
+    },
+    conditional: true,
+  },
+  'GET /docs/{asset+}': {
+    operationId: 'getConsoleAsset',
+    tag: 'Documentation',
+    description: "The console's scripts and styles.",
+    success: { status: 200, description: 'The file.' },
+    hidden: true,
+  },
+};

@@ -1,0 +1,44 @@
+/** A time-bank payout: hours credited to a member, settled when it is recorded. */
+export interface TimebankPayout {
+  id: string;
+  memberId: string;
+  hours: number;
+  /** Free text for the organisation; it may be personal, so it never leaves in a webhook. */
+  note: string | null;
+  status: 'settled';
+  settledAt: string;
+}
+
+export interface SettlePayoutInput {
+  memberId: string;
+  hours: number;
+  note?: string;
+}
+
+/** The most one payout may settle: far beyond a real one, it stops a typo from crediting years. */
+export const MAX_PAYOUT_HOURS = 10_000;
+
+/**
+ * Hours are a JSON number with at most two decimal places. A JSON number's shortest form is what
+ * the client wrote (less trailing zeros), so the check is on that text, never on float arithmetic.
+ */
+export function hasAtMostTwoDecimals(hours: number): boolean {
+  return Number.isInteger(hours) || /^-?\d+\.\d{1,2}$/.test(String(hours));
+}
+
+export function settlePayout(id: string, input: SettlePayoutInput, now: Date): TimebankPayout {
+  return {
+    id,
+    memberId: input.memberId.toLowerCase(),
+    hours: input.hours,
+    note: input.note ?? null,
+    status: 'settled',
+    settledAt: now.toISOString(),
+  };
+}
+
+/** What `timebank.payout.settled` carries: ids, hours and time; never the note. */
+export function payoutEventData(payout: TimebankPayout): Record<string, unknown> {
+  const { id, memberId, hours, settledAt } = payout;
+  return { id, memberId, hours, settledAt };
+}

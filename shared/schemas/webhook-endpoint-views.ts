@@ -1,0 +1,78 @@
+import * as z from 'zod/mini';
+import { WEBHOOK_EVENT_NAMES, type WebhookEventName } from '../domain/webhook-events.js';
+import { described, instant, uuid } from './common.js';
+
+/** Webhook endpoints and their delivery log as the REST API returns them. */
+const eventName = z.enum(WEBHOOK_EVENT_NAMES as [WebhookEventName, ...WebhookEventName[]]);
+
+const endpointShape = {
+  id: uuid('The endpoint id.'),
+  url: described(z.string(), { description: 'Where events are POSTed.' }),
+  events: described(z.array(eventName), { description: 'The events it receives.' }),
+  createdAt: instant('When it was registered.'),
+  disabledAt: z.nullable(instant('When it was disabled (it answered 410 Gone).')),
+  disabledReason: z.nullable(z.string()),
+};
+
+export const webhookEndpointSchema = described(z.strictObject(endpointShape), {
+  id: 'WebhookEndpoint',
+  description: 'A registered webhook endpoint. Its secret is never shown again.',
+});
+
+export const createdWebhookEndpointSchema = described(
+  z.strictObject({
+    ...endpointShape,
+    secret: described(z.string().check(z.regex(/^whsec_[A-Za-z0-9+/]+=*$/)), {
+      description: 'The signing secret (`whsec_…`), shown only in this response: store it now.',
+    }),
+  }),
+  { id: 'CreatedWebhookEndpoint', description: 'The new endpoint, with its signing secret.' },
+);
+
+export const webhookEndpointListSchema = described(z.strictObject({ data: z.array(webhookEndpointSchema) }), {
+  id: 'WebhookEndpointList',
+});
+
+export const deliveryAttemptSchema = described(
+  z.strictObject({
+    endpointId: uuid('The endpoint.'),
+    deliveryId: described(z.string(), {
+      description: 'One per event and endpoint; the same on every attempt.',
+    }),
+    eventId: z.string(),
+    event: eventName,
+    attempt: described(z.int().check(z.minimum(1)), { description: 'Attempt number, 1 on the first try.' }),
+    at: instant('When the attempt started.'),
+    outcome: z.enum(['succeeded', 'retry_scheduled', 'failed', 'endpoint_disabled', 'skipped']),
+    statusCode: z.optional(z.int()),
+    errorClass: z.optional(
+      z.enum([
+        'timeout',
+        'connection_reset',
+        'connection_refused',
+        'dns',
+        'blocked_address',
+        'tls',
+        'redirect',
+        'http_error',
+        'invalid_url',
+        'protocol_error',
+        'network',
+      ]),
+    ),
+    latencyMs: z.number().check(z.minimum(0)),
+    responseExcerpt: z.optional(z.string()),
+    nextAttemptAt: z.optional(instant('When the next attempt is due.')),
+  }),
+  { id: 'DeliveryAttempt', description: 'One attempt to deliver one event to the endpoint.' },
+);
+
+export const deliveryListSchema = described(
+  z.strictObject({
+    data: z.array(deliveryAttemptSchema),
+    nextCursor: described(z.nullable(z.string()), {
+      description: 'Pass as `cursor` for the next, older page; null on the last page.',
+    }),
+  }),
+  { id: 'DeliveryAttemptList', description: 'Delivery attempts, newest first.' },
+);

@@ -1,0 +1,35 @@
+/**
+ * Every timing goal and load setting of the benchmark, in one place. Tests never assert timings:
+ * a loaded CI machine would make them flaky, so goals are reported here, never enforced.
+ */
+export const LOAD = {
+  /** Concurrent keep-alive connections, one request in flight on each. */
+  connections: 8,
+  /** Both sides at once, before each scenario's measured seconds. */
+  warmupSeconds: 2,
+  /** Once more before the first scenario: DynamoDB Local's JVM is still compiling its hot paths. */
+  firstWarmupSeconds: 4,
+  durationSeconds: 8,
+  /**
+   * The measured seconds of each side are taken in slices, alternating stack and floor (ABBA), so
+   * that both see the same background load: on a shared 2-core machine it drifts within seconds.
+   */
+  sliceSeconds: 2,
+} as const;
+
+/**
+ * The gateway caches an authorizer decision for a minute, so each scenario's first request runs
+ * the authorizer and every later one costs only the rate-limit write. The highest limit an
+ * enterprise organisation may have keeps the limiter admitting every request of a run.
+ */
+export const BENCH_RATE_LIMIT = 100_000;
+
+export const BUNDLE_TARGETS = {
+  /** Minified bundle, excluding its source map. */
+  maxKiB: 350,
+  /** Median time to `await import()` the bundle in a fresh process, run as deployed. */
+  maxInitMs: 35,
+} as const;
+
+/** Fresh `node` processes per bundle; the median is reported. */
+export const INIT_RUNS = 15;

@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { verify } from '@octokit/webhooks-methods';
+import { describe, expect, it } from 'vitest';
+import { mis, type RunningStack, startLocalStack } from '../support/local-stack.js';
+import { startReceiver } from '../support/receiver.js';
+
+const env = (dataDir: string) => ({
+  DATA_DIR: dataDir,
+  TIMER_INTERVAL_SECONDS: '1',
+  WEBHOOK_RETRY_DELAYS: '1,1,1,1,1',
+});
+
+async function post(
+  stack: RunningStack,
+  token: string,
+  path: string,
+  body: unknown,
+): Promise<Record<string, string>> {
+  const response = await fetch(`${stack.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(response.status).toBe(201);
+  return (await response.json()) as Record<string, string>;
+}
+
+describe('a file that expires while the service is down', () => {
+  it('fires its event after the next start, once, with attempt 1', { timeout: 150_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mis-restart-'));
+    const hook = await startReceiver();
+    let stack = await startLocalStack(env(dataDir));
+    try {
+      const organisation = await mis<{ id: string }>(dataDir, 'org', 'create', '--name', 'Restart test');
+      const { token } = await mis<{ token: string }>(
+        dataDir,
+        'token',
+        'issue',
+        '--org',
+        organisation.id,
+        '--scopes',
+        'read,write',
+      );
+      const { secret } = await post(stack, token, '/webhooks', {
+        url: hook.url,
+        events: ['sanctuary.file.expired'],
+      });
+      const expiresAt = new Date(Date.now() + 6000);
+      const file = await post(stack, token, '/sanctuary/files', {
+        name: 'x.pdf',
+        expiresAt: expiresAt.toISOString(),
+      });
+
+      expect(await stack.stop('SIGTERM')).toBe(0);
+      expect(Date.now()).toBeLessThan(expiresAt.getTime());
+      await new Promise((resolve) => setTimeout(resolve, expiresAt.getTime() - Date.now() + 1000));
+      expect(hook.received).toEqual([]);
+
+      const restartedAt = Date.now();
+      stack = await startLocalStack(env(dataDir));
+      const [webhook] = await hook.waitFor(1, (w) => (w.body.file as { id: string }).id === file.id, 30_000);
+      if (!webhook || !secret) throw new Error('no webhook');
+      expect(webhook.at).toBeGreaterThan(restartedAt);
+      expect(webhook.body).toEqual({
+        event: 'sanctuary.file.expired',
+        organisationId: organisation.id,
+        file: { id: file.id, expiresAt: expiresAt.toISOString(), expiredAt: expect.any(String) },
+        attempt: 1,
+      });
+      expect(Date.parse((webhook.body.file as { expiredAt: string }).expiredAt)).toBeGreaterThan(restartedAt);
+      expect(await verify(secret, webhook.rawBody, String(webhook.headers['x-service-signature']))).toBe(
+        true,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(hook.received).toHaveLength(1);
+    } finally {
+      await stack.stop('SIGTERM');
+      await hook.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,110 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { matchPath } from '../../shared/routes.js';
+
+/**
+ * Checks a response of the running service against the committed OpenAPI document: the operation
+ * and status must be described, the described headers that are required must be present, and the
+ * body must fit the schema for its content type. Unknown paths and wrong methods must be problems.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is untyped JSON, walked key by key.
+type Json = Record<string, any>;
+
+const document = JSON.parse(
+  readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'openapi.json'), 'utf8'),
+) as Json;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv);
+ajv.addSchema({ $id: 'openapi.json', components: document.components });
+const compiled = new Map<string, ValidateFunction>();
+
+function validatorFor(schema: Json): ValidateFunction {
+  const text = JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/');
+  let validate = compiled.get(text);
+  if (!validate) {
+    validate = ajv.compile(JSON.parse(text));
+    compiled.set(text, validate);
+  }
+  return validate;
+}
+
+function resolve(node: Json): Json {
+  if (typeof node?.$ref !== 'string') return node;
+  return resolve(
+    node.$ref
+      .slice(2)
+      .split('/')
+      .reduce((at: Json, key: string) => at?.[key], document),
+  );
+}
+
+const PROBLEM = { $ref: '#/components/schemas/Problem' };
+
+export class ContractViolation extends Error {}
+
+export interface ObservedResponse {
+  method: string;
+  /** Path relative to the base URL, without the query. */
+  path: string;
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+function checkBody(where: string, contentType: string | null, body: string, content: Json | undefined): void {
+  if (!content) {
+    if (body !== '') throw new ContractViolation(`${where}: a body was sent where none is described`);
+    return;
+  }
+  const mediaType = (contentType ?? '').split(';')[0]?.trim() ?? '';
+  const entry = content[mediaType];
+  if (!entry) {
+    throw new ContractViolation(
+      `${where}: content type ${mediaType || '(none)'} is not one of ${Object.keys(content).join(', ')}`,
+    );
+  }
+  if (!/json$/.test(mediaType)) return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new ContractViolation(`${where}: the body is not JSON`);
+  }
+  const validate = validatorFor(entry.schema);
+  if (!validate(parsed)) {
+    throw new ContractViolation(
+      `${where}: the body does not fit its schema: ${ajv.errorsText(validate.errors)}\n${body.slice(0, 500)}`,
+    );
+  }
+}
+
+export function checkResponse(observed: ObservedResponse): void {
+  const where = `${observed.method} ${observed.path} → ${observed.status}`;
+  const contentType = observed.headers.get('content-type');
+  const template = Object.keys(document.paths).find((p) => matchPath(p, observed.path) !== undefined);
+  const operation = template ? (document.paths[template] as Json)[observed.method.toLowerCase()] : undefined;
+  if (!operation) {
+    // Not an operation of the API: only "no such resource" or "no such method" may come back.
+    if (observed.status !== 404 && observed.status !== 405) {
+      throw new ContractViolation(`${where}: the document describes no such operation`);
+    }
+    checkBody(where, contentType, observed.body, { 'application/problem+json': { schema: PROBLEM } });
+    return;
+  }
+  if (operation['x-undocumented']) {
+    throw new ContractViolation(`${where}: the operation is not described yet (infra/openapi/operations.ts)`);
+  }
+  const status = String(observed.status);
+  const described = operation.responses[status] ?? operation.responses[`${status[0]}XX`];
+  if (!described)
+    throw new ContractViolation(`${where}: the document describes no ${status} for this operation`);
+  const response = resolve(described);
+  for (const [name, header] of Object.entries<Json>(response.headers ?? {})) {
+    if (resolve(header).required && !observed.headers.has(name)) {
+      throw new ContractViolation(`${where}: required header ${name} is missing`);
+    }
+  }
+  checkBody(where, contentType, observed.body, response.content);
+}
