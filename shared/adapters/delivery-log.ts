@@ -1,7 +1,7 @@
 import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
-import { ValidationError } from '../domain/errors.js';
+import { InvalidCursorError, ValidationError } from '../domain/errors.js';
 import type { WebhookEventName } from '../domain/webhook-events.js';
 import { dynamodb, tableName } from './dynamodb.js';
 import { keys } from './keys.js';
@@ -90,7 +90,7 @@ export async function listDeliveries(
     ? decodeCursor(page.cursor, { name: 'pk', value: pk }, ['pk', 'sk'])
     : undefined;
   if (startKey && !startKey.sk?.startsWith(ATTEMPT_PREFIX)) {
-    throw new ValidationError([{ field: 'query.cursor', message: 'Invalid cursor.' }]);
+    throw new InvalidCursorError();
   }
   const { Items, LastEvaluatedKey } = await dynamodb().send(
     new QueryCommand({

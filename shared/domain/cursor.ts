@@ -1,4 +1,4 @@
-import { ValidationError } from './errors.js';
+import { InvalidCursorError } from './errors.js';
 
 /**
  * Opaque page cursors: the DynamoDB key to continue from, base64url-encoded. A cursor is only
@@ -21,6 +21,6 @@ export function decodeCursor(cursor: string, partition: { name: string; value: s
     key !== null &&
     (key as Record<string, unknown>)[partition.name] === partition.value &&
     Object.entries(key).every(([name, value]) => allowed.includes(name) && typeof value === 'string');
-  if (!valid) throw new ValidationError([{ field: 'query.cursor', message: 'Invalid cursor.' }]);
+  if (!valid) throw new InvalidCursorError();
   return key as Record<string, string>;
 }

@@ -52,3 +52,13 @@ export class RateLimitedError extends DomainError {
     super('rate_limited', `Rate limit exceeded; retry in ${retryAfterSeconds} seconds.`);
   }
 }
+
+/** A page cursor that this query did not issue: from another organisation or query, or forged. */
+export class InvalidCursorError extends DomainError {
+  constructor() {
+    super(
+      'invalid_cursor',
+      'The cursor is not valid for this query; repeat the query without it to start again.',
+    );
+  }
+}

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DomainError } from './errors.js';
+import { InvalidCursorError } from './errors.js';
 
 /**
  * The page cursor of GET /events. It holds only a position (the last event's start time and id)
@@ -17,15 +17,6 @@ export interface CursorScope {
   organisationId: string;
   from?: string;
   to?: string;
-}
-
-export class InvalidCursorError extends DomainError {
-  constructor() {
-    super(
-      'invalid_cursor',
-      'The cursor is not valid for this query; repeat the query without it to start again.',
-    );
-  }
 }
 
 const VERSION = 'e1';

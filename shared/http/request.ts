@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { DomainError, type FieldIssue, ValidationError } from '../domain/errors.js';
+import '../schemas/messages.js';
 
 /** Bodies are small records; anything bigger is refused before parsing. */
 export const MAX_BODY_BYTES = 64 * 1024;

@@ -1,15 +1,11 @@
 import * as z from 'zod/mini';
-import en from 'zod/v4/locales/en.js';
+import './messages.js';
 
 /**
  * Building blocks shared by the request and response schemas. They are zod/mini (a few KB in a
  * Lambda bundle); the OpenAPI document is generated from the same schema objects at build time,
  * and the metadata registered here (ids, descriptions, examples) is what the document shows.
  */
-
-// zod/mini carries no messages of its own ("Invalid input"); English ones cost 3 KB. Importing the one
-// locale, not `z.locales`, keeps the other languages (270 KB) out of the bundle.
-z.config(en());
 
 export type Meta = z.core.GlobalMeta;
 

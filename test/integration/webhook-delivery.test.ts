@@ -12,7 +12,7 @@ import {
   deleteWebhookEndpoint,
   getWebhookEndpoint,
 } from '../../shared/adapters/webhook-endpoint-store.js';
-import { ValidationError } from '../../shared/domain/errors.js';
+import { InvalidCursorError, ValidationError } from '../../shared/domain/errors.js';
 import type { WebhookEndpoint } from '../../shared/domain/webhook-endpoint.js';
 import type { DeliveryMessage } from '../../shared/domain/webhook-events.js';
 import { type DeliveryQueues, messagesIn, startDeliveryQueues } from '../support/delivery-queues.js';
@@ -280,12 +280,12 @@ describe('webhook delivery', () => {
     const other = scenario('healthy').endpoint.id;
     await expect(
       listDeliveries(organisationId, other, { cursor: first.nextCursor ?? '' }),
-    ).rejects.toBeInstanceOf(ValidationError);
+    ).rejects.toBeInstanceOf(InvalidCursorError);
     await expect(
       listDeliveries(randomUUID(), s.endpoint.id, { cursor: first.nextCursor ?? '' }),
-    ).rejects.toBeInstanceOf(ValidationError);
+    ).rejects.toBeInstanceOf(InvalidCursorError);
     await expect(listDeliveries(organisationId, s.endpoint.id, { cursor: 'garbage' })).rejects.toBeInstanceOf(
-      ValidationError,
+      InvalidCursorError,
     );
     await expect(listDeliveries(organisationId, s.endpoint.id, { limit: 0 })).rejects.toBeInstanceOf(
       ValidationError,

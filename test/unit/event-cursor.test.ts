@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decodeEventCursor,
-  encodeEventCursor,
-  InvalidCursorError,
-} from '../../shared/domain/event-cursor.js';
+import { InvalidCursorError } from '../../shared/domain/errors.js';
+import { decodeEventCursor, encodeEventCursor } from '../../shared/domain/event-cursor.js';
 import { upcomingWindow } from '../../shared/domain/public-event.js';
 import { problemForError } from '../../shared/http/problem.js';
 
