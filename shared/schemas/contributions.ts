@@ -13,7 +13,8 @@ const fitsCurrency = z.superRefine<{ value: string; currency: CurrencyCode }>((a
   // A malformed value or an unknown currency is reported by its own field check already.
   if (!DECIMAL_AMOUNT.test(amount.value) || !isCurrencyCode(amount.currency)) return;
   const problem = amountProblem(amount.value, amount.currency);
-  if (problem) context.addIssue({ code: 'custom', message: problem, path: ['value'], input: amount.value });
+  if (problem)
+    context.issues.push({ code: 'custom', message: problem, path: ['value'], input: amount.value });
 });
 
 export const newContributionBody = described(

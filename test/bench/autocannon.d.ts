@@ -13,16 +13,13 @@ declare module 'autocannon' {
 
   interface Result {
     duration: number;
+    /** Socket errors and timeouts. */
     errors: number;
-    timeouts: number;
     non2xx: number;
-    '2xx': number;
     statusCodeStats: Record<string, { count: number }>;
-    requests: { total: number; sent: number };
   }
 
   interface Instance extends EventEmitter, PromiseLike<Result> {
-    stop(): void;
     on(
       event: 'response',
       listener: (client: unknown, statusCode: number, bytes: number, ms: number) => void,

@@ -32,10 +32,10 @@ export interface HttpReport {
 }
 
 /**
- * DynamoDB Local keeps its data in SQLite files and syncs each write to disk: on this kind of
- * machine that makes it about five times slower on disk than on a RAM disk (10,000 members seed in
- * ~100 s instead of ~20 s), and disk latency would dominate both sides' figures with noise that
- * has nothing to do with the service. Both sides use the same instance, so the comparison holds.
+ * DynamoDB Local keeps its data in SQLite files and syncs each write to disk: here that made it
+ * about five times slower on disk than on a RAM disk (seeding 10,000 members: ~100 s against
+ * ~20 s), and disk latency would fill both sides' figures with noise that has nothing to do with
+ * the service. Both sides use the same instance, so the comparison holds.
  */
 const RAM_DISK = '/dev/shm';
 
@@ -82,8 +82,8 @@ async function firstAnswer(url: string, authorization: string, side: string) {
 }
 
 /**
- * Starts the local stack as `npm start` does and the floor beside it on the stack's own DynamoDB
- * Local, seeds every scenario, then loads the floor and the stack in turn with the same client.
+ * Starts the local stack as `npm start` does, seeds every scenario, starts the floor on the
+ * stack's own DynamoDB Local, then loads the stack and the floor in turn with the same client.
  */
 export async function benchHttp(scenarios: Scenario[], log: (line: string) => void): Promise<HttpReport> {
   const dataDir = mkdtempSync(join(existsSync(RAM_DISK) ? RAM_DISK : tmpdir(), 'mis-bench-stack-'));
@@ -107,7 +107,7 @@ export async function benchHttp(scenarios: Scenario[], log: (line: string) => vo
   const callers = await Promise.all(scenarios.map((scenario) => newCaller(dataDir, scenario)));
   // The stack listens on 127.0.0.1 but names itself localhost, which may resolve to ::1 first.
   const stackBase = info.baseUrl.replace('//localhost:', '//127.0.0.1:');
-  const prepared = [];
+  const prepared: { scenario: Scenario; caller: BenchCaller; requestPath: string; stackUrl: string }[] = [];
   const routesByToken: Record<string, FloorRoute> = {};
   for (const [i, scenario] of scenarios.entries()) {
     const caller = callers[i] as BenchCaller;

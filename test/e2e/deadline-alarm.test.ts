@@ -1,0 +1,106 @@
+import { verify } from '@octokit/webhooks-methods';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEADLINE_ALARM_AFTER_MS } from '../../shared/domain/incident.js';
+import { bodyOf, call, newOrganisation, newToken } from '../support/api.js';
+import { type ReceivedWebhook, startReceiver } from '../support/receiver.js';
+
+/**
+ * The stack under test checks due timers every second (TIMER_INTERVAL_SECONDS=1 in the e2e setup);
+ * incidents are declared with `detectedAt` in the past so that 60 hours pass within the test.
+ */
+const SECOND = 1000;
+let organisationId: string;
+let writer: string;
+let secret: string;
+let hook: Awaited<ReturnType<typeof startReceiver>>;
+
+const post = (path: string, body: unknown) =>
+  call(path, {
+    token: writer,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+async function declareDetected(agoMs: number): Promise<{ id: string; dueAt: number }> {
+  const response = await post('/incidents', {
+    severity: 'critical',
+    category: 'availability',
+    detectedAt: new Date(Date.now() - agoMs).toISOString(),
+  });
+  expect(response.status).toBe(201);
+  const { id, detectedAt } = await bodyOf<{ id: string; detectedAt: string }>(response);
+  return { id, dueAt: Date.parse(detectedAt) + DEADLINE_ALARM_AFTER_MS };
+}
+
+const alarmFor = (id: string) => (w: ReceivedWebhook) => (w.body.incident as { id: string }).id === id;
+
+beforeAll(async () => {
+  organisationId = (await newOrganisation('--tier', 'enterprise', '--rate-limit', '10000')).id;
+  writer = (await newToken(organisationId, 'read,write')).token;
+  hook = await startReceiver();
+  // Only the alarm: the endpoint's event filter keeps the declared, notified and closed events away.
+  const endpoint = await post('/webhooks', { url: hook.url, events: ['incident.deadline_72h'] });
+  secret = (await bodyOf<{ secret: string }>(endpoint)).secret;
+});
+
+afterAll(async () => {
+  await hook.close();
+});
+
+describe('incident.deadline_72h', () => {
+  it('goes at once for an incident declared 61 hours after detection: the incident payload, signed, attempt 1', async () => {
+    const { id } = await declareDetected(61 * 3600 * SECOND);
+    const [alarm] = await hook.waitFor(1, alarmFor(id));
+    if (!alarm) throw new Error('no alarm');
+    expect(alarm.body).toEqual({
+      event: 'incident.deadline_72h',
+      organisationId,
+      incident: expect.objectContaining({
+        id,
+        severity: 'critical',
+        category: 'availability',
+        status: 'declared',
+      }),
+      attempt: 1,
+    });
+    expect(alarm.headers['x-service-event']).toBe('incident.deadline_72h');
+    expect(await verify(secret, alarm.rawBody, String(alarm.headers['x-service-signature']))).toBe(true);
+  });
+
+  it('goes about 10 s after a declaration at 59 h 59 min 50 s, never before 60 h', async () => {
+    const { id, dueAt } = await declareDetected(DEADLINE_ALARM_AFTER_MS - 10 * SECOND);
+    expect(Date.now()).toBeLessThan(dueAt);
+    const [alarm] = await hook.waitFor(1, alarmFor(id), 30 * SECOND);
+    if (!alarm) throw new Error('no alarm');
+    expect(alarm.at).toBeGreaterThanOrEqual(dueAt);
+    // One timer interval (1 s), then the relay and the delivery: about a second, with room for a busy machine.
+    expect(alarm.at - dueAt).toBeLessThan(8 * SECOND);
+    expect(alarm.body.attempt).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 2 * SECOND));
+    expect(hook.received.filter(alarmFor(id))).toHaveLength(1);
+  });
+
+  it('never goes for an incident notified or closed before 60 h; a contained one still alarms', async () => {
+    const almostDue = DEADLINE_ALARM_AFTER_MS - 4 * SECOND;
+    const [notified, closed, contained] = await Promise.all([
+      declareDetected(almostDue),
+      declareDetected(almostDue),
+      declareDetected(almostDue),
+    ]);
+    if (!notified || !closed || !contained) throw new Error('not declared');
+    expect((await post(`/incidents/${notified.id}/notify`, { authorityReference: 'DPA-1' })).status).toBe(
+      200,
+    );
+    expect((await post(`/incidents/${closed.id}/close`, {})).status).toBe(200);
+    expect((await post(`/incidents/${contained.id}/contain`, {})).status).toBe(200);
+    expect(Date.now()).toBeLessThan(notified.dueAt);
+
+    const [alarm] = await hook.waitFor(1, alarmFor(contained.id), 30 * SECOND);
+    expect(alarm?.body.incident).toMatchObject({ status: 'contained' });
+    // All three were due at the same moment; the contained one's alarm came, the others' never do.
+    await new Promise((resolve) => setTimeout(resolve, 3 * SECOND));
+    expect(hook.received.filter(alarmFor(notified.id))).toEqual([]);
+    expect(hook.received.filter(alarmFor(closed.id))).toEqual([]);
+  });
+});
