@@ -1,41 +1,33 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { mis, startLocalStack } from '../support/local-stack.js';
-import { answer, startReceiver } from '../support/receiver.js';
+import { mis, type RunningStack, startLocalStack } from '../support/local-stack.js';
+import { createOrganisation, issueToken, postTo } from '../support/scenario.js';
+import { answer, firstThen, noAnswer, startReceiver } from '../support/webhook-receiver.js';
 
 const closers: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const close of closers) await close();
 });
 
+/** A new organisation, whose webhooks go to `webhookUrl`, declares an incident on `stack`. */
+async function declareWithWebhookTo(stack: RunningStack, webhookUrl: string): Promise<Response> {
+  const org = await createOrganisation(stack, 'Crash');
+  const token = await issueToken(stack, org.id, 'write');
+  await mis(stack.dataDir, 'webhook', 'add', '--org', org.id, '--url', webhookUrl);
+  return postTo(stack, token, '/incidents', {
+    severity: 'low',
+    category: 'availability',
+    detectedAt: new Date().toISOString(),
+  });
+}
+
 describe('a SIGKILL at any moment', { timeout: 120_000 }, () => {
   it('loses nothing: a delivery cut off mid-flight completes after a restart, with the same delivery id', async () => {
     // The receiver never answers the first request: the stack is killed while it waits.
-    const hook = await startReceiver((_request, response, index) => {
-      if (index > 0) answer(200)(_request, response, index);
-    });
+    const hook = await startReceiver(firstThen(1, noAnswer, answer(200)));
     closers.push(() => hook.close());
     const env = { DELIVERY_VISIBILITY_TIMEOUT_SECONDS: '2', WEBHOOK_RETRY_DELAYS: '1,1,1,1,1' };
     const first = await startLocalStack(env);
-    const org = await mis<{ id: string }>(first.dataDir, 'org', 'create', '--name', 'Crash');
-    const { token } = await mis<{ token: string }>(
-      first.dataDir,
-      'token',
-      'issue',
-      '--org',
-      org.id,
-      '--scopes',
-      'write',
-    );
-    await mis(first.dataDir, 'webhook', 'add', '--org', org.id, '--url', hook.url);
-    const declared = await fetch(`${first.baseUrl}/incidents`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        severity: 'low',
-        category: 'availability',
-        detectedAt: new Date().toISOString(),
-      }),
-    });
+    const declared = await declareWithWebhookTo(first, hook.url);
     expect(declared.status).toBe(201);
     await hook.waitFor(1);
     await first.stop('SIGKILL');
@@ -51,26 +43,7 @@ describe('a SIGKILL at any moment', { timeout: 120_000 }, () => {
     const hook = await startReceiver();
     closers.push(() => hook.close());
     const first = await startLocalStack();
-    const org = await mis<{ id: string }>(first.dataDir, 'org', 'create', '--name', 'Crash');
-    const { token } = await mis<{ token: string }>(
-      first.dataDir,
-      'token',
-      'issue',
-      '--org',
-      org.id,
-      '--scopes',
-      'write',
-    );
-    await mis(first.dataDir, 'webhook', 'add', '--org', org.id, '--url', hook.url);
-    const declared = await fetch(`${first.baseUrl}/incidents`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        severity: 'low',
-        category: 'availability',
-        detectedAt: new Date().toISOString(),
-      }),
-    });
+    const declared = await declareWithWebhookTo(first, hook.url);
     const { id } = (await declared.json()) as { id: string };
     await first.stop('SIGKILL');
     const second = await startLocalStack({ DATA_DIR: first.dataDir });

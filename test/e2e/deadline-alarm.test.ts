@@ -1,8 +1,8 @@
 import { verify } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEADLINE_ALARM_AFTER_MS } from '../../shared/domain/incident.js';
-import { bodyOf, call, newOrganisation, newToken } from '../support/api.js';
-import { type ReceivedWebhook, startReceiver } from '../support/receiver.js';
+import { bodyOf, postJson, unthrottledOrganisation } from '../support/api.js';
+import { type ReceivedWebhook, type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
 /**
  * The stack under test checks due timers every second (TIMER_INTERVAL_SECONDS=1 in the e2e setup);
@@ -12,15 +12,9 @@ const SECOND = 1000;
 let organisationId: string;
 let writer: string;
 let secret: string;
-let hook: Awaited<ReturnType<typeof startReceiver>>;
+let hook: Receiver;
 
-const post = (path: string, body: unknown) =>
-  call(path, {
-    token: writer,
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+const post = (path: string, body: unknown) => postJson(path, writer, body);
 
 async function declareDetected(agoMs: number): Promise<{ id: string; dueAt: number }> {
   const response = await post('/incidents', {
@@ -36,8 +30,7 @@ async function declareDetected(agoMs: number): Promise<{ id: string; dueAt: numb
 const alarmFor = (id: string) => (w: ReceivedWebhook) => (w.body.incident as { id: string }).id === id;
 
 beforeAll(async () => {
-  organisationId = (await newOrganisation('--tier', 'enterprise', '--rate-limit', '10000')).id;
-  writer = (await newToken(organisationId, 'read,write')).token;
+  ({ organisationId, writer } = await unthrottledOrganisation());
   hook = await startReceiver();
   // Only the alarm: the endpoint's event filter keeps the declared, notified and closed events away.
   const endpoint = await post('/webhooks', { url: hook.url, events: ['incident.deadline_72h'] });

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verify } from '@octokit/webhooks-methods';
 import { describe, expect, it } from 'vitest';
-import { mis, type RunningStack, startLocalStack } from '../support/local-stack.js';
-import { startReceiver } from '../support/receiver.js';
+import { type RunningStack, startLocalStack } from '../support/local-stack.js';
+import { createOrganisation, issueToken, postTo } from '../support/scenario.js';
+import { startReceiver } from '../support/webhook-receiver.js';
 
 const env = (dataDir: string) => ({
   DATA_DIR: dataDir,
@@ -18,11 +19,7 @@ async function post(
   path: string,
   body: unknown,
 ): Promise<Record<string, string>> {
-  const response = await fetch(`${stack.baseUrl}${path}`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+  const response = await postTo(stack, token, path, body);
   expect(response.status).toBe(201);
   return (await response.json()) as Record<string, string>;
 }
@@ -33,16 +30,8 @@ describe('a file that expires while the service is down', () => {
     const hook = await startReceiver();
     let stack = await startLocalStack(env(dataDir));
     try {
-      const organisation = await mis<{ id: string }>(dataDir, 'org', 'create', '--name', 'Restart test');
-      const { token } = await mis<{ token: string }>(
-        dataDir,
-        'token',
-        'issue',
-        '--org',
-        organisation.id,
-        '--scopes',
-        'read,write',
-      );
+      const organisation = await createOrganisation(stack, 'Restart test');
+      const token = await issueToken(stack, organisation.id, 'read,write');
       const { secret } = await post(stack, token, '/webhooks', {
         url: hook.url,
         events: ['sanctuary.file.expired'],

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/ports.js';
 import { mis, START_COMMAND, startLocalStack } from '../support/local-stack.js';
+import { createOrganisation, issueToken } from '../support/scenario.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
@@ -36,16 +37,8 @@ async function startFailure(env: Record<string, string>): Promise<{ code: number
 describe('npm start', { timeout: 120_000 }, () => {
   it('keeps data across a restart and leaves no Java process behind on SIGTERM', async () => {
     const first = await startLocalStack();
-    const org = await mis<{ id: string }>(first.dataDir, 'org', 'create', '--name', 'Kept');
-    const { token } = await mis<{ token: string }>(
-      first.dataDir,
-      'token',
-      'issue',
-      '--org',
-      org.id,
-      '--scopes',
-      'read',
-    );
+    const org = await createOrganisation(first, 'Kept');
+    const token = await issueToken(first, org.id, 'read');
     const java = javaPid(first.dataDir);
     expect(alive(java)).toBe(true);
     expect(await first.stop('SIGTERM')).toBe(0);
@@ -65,21 +58,13 @@ describe('npm start', { timeout: 120_000 }, () => {
 
   it('recovers after SIGKILL: the orphaned Java process is ended at the next start', async () => {
     const first = await startLocalStack();
-    const org = await mis<{ id: string }>(first.dataDir, 'org', 'create', '--name', 'Killed');
+    const org = await createOrganisation(first, 'Killed');
     const orphan = javaPid(first.dataDir);
     await first.stop('SIGKILL');
     const second = await startLocalStack({ DATA_DIR: first.dataDir });
     try {
       expect(alive(orphan)).toBe(false);
-      const { token } = await mis<{ token: string }>(
-        second.dataDir,
-        'token',
-        'issue',
-        '--org',
-        org.id,
-        '--scopes',
-        'read',
-      );
+      const token = await issueToken(second, org.id, 'read');
       const response = await fetch(`${second.baseUrl}/ping`, {
         headers: { Authorization: `Bearer ${token}` },
       });

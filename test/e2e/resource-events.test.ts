@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { verify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyOf, call, newOrganisation, newToken } from '../support/api.js';
-import { type ReceivedWebhook, startReceiver } from '../support/receiver.js';
+import { bodyOf, call, postJson, unthrottledOrganisation } from '../support/api.js';
+import { type ReceivedWebhook, type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 interface Problem {
   status: number;
   code: string;
@@ -19,13 +18,7 @@ let secret: string;
 let hook: Receiver;
 let payoutsOnly: Receiver;
 
-const post = (path: string, body: unknown, token = writer) =>
-  call(path, {
-    token,
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+const post = (path: string, body: unknown, token = writer) => postJson(path, token, body);
 
 /** The webhook for one resource, after checking what every event must be: signed both ways, attempt 1. */
 async function webhookFor(
@@ -44,8 +37,7 @@ async function webhookFor(
   expect(webhook.body.organisationId).toBe(organisationId);
   expect(webhook.headers['x-service-event']).toBe(event);
   expect(await verify(secret, webhook.rawBody, String(webhook.headers['x-service-signature']))).toBe(true);
-  const headers = Object.fromEntries(Object.entries(webhook.headers).map(([k, v]) => [k, String(v)]));
-  expect(new Webhook(secret).verify(webhook.rawBody, headers)).toEqual(webhook.body);
+  expect(new Webhook(secret).verify(webhook.rawBody, webhook.headers)).toEqual(webhook.body);
   return webhook;
 }
 
@@ -56,9 +48,7 @@ async function newMember(): Promise<string> {
 }
 
 beforeAll(async () => {
-  organisationId = (await newOrganisation('--tier', 'enterprise', '--rate-limit', '10000')).id;
-  writer = (await newToken(organisationId, 'read,write')).token;
-  reader = (await newToken(organisationId, 'read')).token;
+  ({ organisationId, writer, reader } = await unthrottledOrganisation());
   hook = await startReceiver();
   payoutsOnly = await startReceiver();
   secret = (await bodyOf<{ secret: string }>(await post('/webhooks', { url: hook.url }))).secret;

@@ -1,10 +1,16 @@
 import { verify as verifyGitHubStyle } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyOf, call, cli, newOrganisation, newToken } from '../support/api.js';
-import { answer, eventually, type ReceivedWebhook, startReceiver } from '../support/receiver.js';
+import { bodyOf, call, cli, postJson, unthrottledOrganisation } from '../support/api.js';
+import { waitFor } from '../support/wait.js';
+import {
+  answer,
+  firstThen,
+  type ReceivedWebhook,
+  type Receiver,
+  startReceiver,
+} from '../support/webhook-receiver.js';
 
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 interface Endpoint {
   id: string;
   url: string;
@@ -32,13 +38,7 @@ async function receiver(...args: Parameters<typeof startReceiver>) {
   return started;
 }
 
-const post = (path: string, body: unknown, token = writer) =>
-  call(path, {
-    token,
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+const post = (path: string, body: unknown, token = writer) => postJson(path, token, body);
 
 async function register(url: string, events?: string[]): Promise<Endpoint> {
   const response = await post('/webhooks', { url, ...(events ? { events } : {}) });
@@ -65,9 +65,7 @@ async function deliveries(endpointId: string): Promise<Attempt[]> {
 }
 
 beforeAll(async () => {
-  organisationId = (await newOrganisation('--tier', 'enterprise', '--rate-limit', '10000')).id;
-  writer = (await newToken(organisationId, 'read,write')).token;
-  reader = (await newToken(organisationId, 'read')).token;
+  ({ organisationId, writer, reader } = await unthrottledOrganisation());
 });
 
 afterAll(async () => {
@@ -129,13 +127,12 @@ describe('delivery', () => {
         String(webhook.headers['x-service-signature']),
       ),
     ).toBe(true);
-    const headers = Object.fromEntries(Object.entries(webhook.headers).map(([k, v]) => [k, String(v)]));
-    expect(new Webhook(endpoint.secret).verify(webhook.rawBody, headers)).toEqual(webhook.body);
+    expect(new Webhook(endpoint.secret).verify(webhook.rawBody, webhook.headers)).toEqual(webhook.body);
 
-    const log = await eventually(async () => {
+    const log = await waitFor('the delivery log', async () => {
       const attempts = await deliveries(endpoint.id);
       return attempts.length > 0 ? attempts : undefined;
-    }, 'the delivery log');
+    });
     expect(log[0]).toMatchObject({
       deliveryId: webhook.headers['webhook-id'],
       attempt: 1,
@@ -168,18 +165,16 @@ describe('delivery', () => {
   });
 
   it('retries a failing receiver with the same delivery id and attempt 1, 2, 3', async () => {
-    const hook = await receiver((request, response, index) =>
-      answer(index < 2 ? 503 : 200)(request, response, index),
-    );
+    const hook = await receiver(firstThen(2, answer(503)));
     const endpoint = await register(hook.url);
     const id = await declare();
     const attempts = await hook.waitFor(3, forIncident(id), 30_000);
     expect(attempts.map((w) => w.body.attempt)).toEqual([1, 2, 3]);
     expect(new Set(attempts.map((w) => w.headers['x-service-delivery'])).size).toBe(1);
-    const log = await eventually(async () => {
+    const log = await waitFor('the successful attempt in the log', async () => {
       const entries = await deliveries(endpoint.id);
       return entries.some((e) => e.outcome === 'succeeded') ? entries : undefined;
-    }, 'the successful attempt in the log');
+    });
     expect(log.map((e) => [e.attempt, e.outcome, e.statusCode])).toEqual([
       [3, 'succeeded', 200],
       [2, 'retry_scheduled', 503],
@@ -202,10 +197,10 @@ describe('delivery', () => {
     const hook = await receiver(answer(410));
     const endpoint = await register(hook.url);
     await declare();
-    const disabled = await eventually(async () => {
+    const disabled = await waitFor('the endpoint to be disabled', async () => {
       const listed = await bodyOf<{ data: Endpoint[] }>(await call('/webhooks', { token: reader }));
       return listed.data.find((e) => e.id === endpoint.id && e.disabledAt !== null);
-    }, 'the endpoint to be disabled');
+    });
     expect(disabled.disabledAt).toMatch(/Z$/);
     await declare();
     await new Promise((r) => setTimeout(r, 1000));
@@ -222,12 +217,12 @@ describe('the dead-letter queue', () => {
     expect(failures.map((w) => w.body.attempt)).toEqual([1, 2, 3, 4, 5, 6]);
     const deliveryId = String(failures[0]?.headers['x-service-delivery']);
 
-    const dead = await eventually(async () => {
+    const dead = await waitFor('the delivery in the dead-letter queue', async () => {
       const letters = await cli<
         { deliveryId: string; attempts: number; lastError: string; endpointId: string }[]
       >('dlq', 'list');
       return letters.find((l) => l.deliveryId === deliveryId);
-    }, 'the delivery in the dead-letter queue');
+    });
     expect(dead).toMatchObject({ endpointId: endpoint.id, attempts: 6 });
     expect(dead.lastError).toMatch(/500/);
     const log = await deliveries(endpoint.id);

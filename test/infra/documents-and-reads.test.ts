@@ -4,64 +4,31 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { App, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { BUNDLED_FILES } from '../../infra/bundled-files.js';
 import { copyCommands, ServiceFunction } from '../../infra/constructs/service-function.js';
-import { createServiceApp } from '../../infra/service-app.js';
 import { stageSettings } from '../../infra/stage.js';
 import { BASE_PATH } from '../../shared/config.js';
 import { routes } from '../../shared/routes.js';
-
-// biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are untyped JSON, walked key by key.
-type Resource = { Type: string; Properties: Record<string, any> };
+import { type Resource, settingsOnlyTemplate, templateLookups } from '../support/template.js';
 
 let template: Template;
-const resources = (type: string) => template.findResources(type) as Record<string, Resource>;
 
 beforeAll(() => {
   // Settings only: bundling is exercised below for the one function whose bundle is special.
-  const app = new App({ context: { stage: 'dev', 'aws:cdk:bundling-stacks': [] } });
-  template = Template.fromStack(createServiceApp(app));
+  template = settingsOnlyTemplate('dev');
 }, 60_000);
 
-function functionId(name: string): string {
-  const entry = Object.entries(resources('AWS::Lambda::Function')).find(
-    ([, fn]) => fn.Properties.Description === `${name} (dev)`,
-  );
-  if (!entry) throw new Error(`No function ${name}`);
-  return entry[0];
-}
+const { resources, functionId, tableActionsOf, resourcePath, methodsAt } = templateLookups(() => template);
 
-function resourcePath(id: string): string {
-  const resource = resources('AWS::ApiGateway::Resource')[id];
-  if (!resource) return '';
-  const parent = resource.Properties.ParentId as { Ref?: string };
-  return `${parent.Ref ? resourcePath(parent.Ref) : ''}/${String(resource.Properties.PathPart)}`;
-}
-
-function method(httpMethod: string, path: string): Resource['Properties'] | undefined {
-  return Object.values(resources('AWS::ApiGateway::Method')).find(
-    (m) =>
-      m.Properties.HttpMethod === httpMethod &&
-      resourcePath(String(m.Properties.ResourceId?.Ref)) === `${BASE_PATH}${path}`,
-  )?.Properties;
-}
-
-/** The DynamoDB actions in the policies of a function's role. */
-function tableActions(name: string): string[] {
-  const fn = resources('AWS::Lambda::Function')[functionId(name)];
-  const roleId = fn?.Properties.Role['Fn::GetAtt'][0];
-  return Object.values(resources('AWS::IAM::Policy'))
-    .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
-    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[])
-    .flatMap((statement) => [statement.Action].flat())
-    .filter((action) => action.startsWith('dynamodb:'))
-    .sort();
-}
+const method = (httpMethod: string, path: string): Resource['Properties'] | undefined =>
+  methodsAt(`${BASE_PATH}${path}`).find((m) => m.Properties.HttpMethod === httpMethod)?.Properties;
 
 const integrationTarget = (properties: Resource['Properties'] | undefined) =>
-  JSON.stringify(properties?.Integration?.Uri).match(/"(\w+Function\w*)"/)?.[1];
+  JSON.stringify((properties?.Integration as { Uri?: unknown } | undefined)?.Uri).match(
+    /"(\w+Function\w*)"/,
+  )?.[1];
 
 describe('statistics, events and impact on AWS', () => {
   it('gives each of the three GETs a function of its own behind the authorizer', () => {
@@ -82,11 +49,11 @@ describe('statistics, events and impact on AWS', () => {
   });
 
   it('grants the reads one Query or GetItem (plus the rate limiter), the writes Put and Update', () => {
-    expect(tableActions('member-statistics')).toEqual(['dynamodb:Query', 'dynamodb:UpdateItem']);
-    expect(tableActions('upcoming-events')).toEqual(['dynamodb:Query', 'dynamodb:UpdateItem']);
-    expect(tableActions('impact-report')).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    expect(tableActionsOf('member-statistics')).toEqual(['dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(tableActionsOf('upcoming-events')).toEqual(['dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(tableActionsOf('impact-report')).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     for (const writer of ['record-member', 'publish-event', 'publish-impact-report']) {
-      expect(tableActions(writer), writer).toEqual([
+      expect(tableActionsOf(writer), writer).toEqual([
         'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
@@ -113,7 +80,7 @@ describe('the public documents on AWS', () => {
   });
 
   it('gives the documents function no access to the table', () => {
-    expect(tableActions('docs')).toEqual([]);
+    expect(tableActionsOf('docs')).toEqual([]);
   });
 
   it('compresses responses for clients that accept gzip', () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, type Stack } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { build } from 'esbuild';
@@ -13,9 +13,13 @@ import { AUTHORIZER_CACHE_SECONDS } from '../../shared/domain/authorizer-policy.
 import { bearerHeaderPattern } from '../../shared/domain/token.js';
 import { PROBLEM_CONTENT_TYPE, WWW_AUTHENTICATE_BEARER } from '../../shared/http/problem.js';
 import { AUTHORIZER_FUNCTION, allFunctionNames, routes } from '../../shared/routes.js';
-
-type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
-type Statement = { Action: string | string[]; Resource: unknown };
+import {
+  arnTarget,
+  type Resource,
+  settingsOnlyTemplate,
+  synthWithoutBundling,
+  templateLookups,
+} from '../support/template.js';
 
 /** Synth with bundling is the slow part (esbuild per function): one app per stage, for the whole file. */
 let template: Template;
@@ -32,54 +36,12 @@ beforeAll(() => {
   template = Template.fromStack(stack);
 }, 60_000);
 
-/** Skips bundling: for assertions about settings, not code. */
-function synthWithoutBundling(
-  stage: string,
-  addToStack?: (stack: Stack) => void,
-): { app: App; stack: Stack } {
-  const app = new App({ context: { stage, 'aws:cdk:bundling-stacks': [] } });
-  const stack = createServiceApp(app);
-  addToStack?.(stack);
-  return { app, stack };
-}
-
-const resources = (type: string) => template.findResources(type) as Record<string, Resource>;
+const { resources, functionByName, policyStatementsOf, methodsAt } = templateLookups(() => template);
 
 function onlyResource(type: string): [string, Resource] {
   const entries = Object.entries(resources(type));
   expect(entries).toHaveLength(1);
   return entries[0] as [string, Resource];
-}
-
-/** The logical id of the resource whose `Arn` a value points at, wherever in the value it appears. */
-function arnTarget(value: unknown): string | undefined {
-  if (Array.isArray(value)) return value.map(arnTarget).find(Boolean);
-  if (value === null || typeof value !== 'object') return undefined;
-  const getAtt = (value as Record<string, unknown>)['Fn::GetAtt'];
-  if (Array.isArray(getAtt) && getAtt[1] === 'Arn') return String(getAtt[0]);
-  return Object.values(value).map(arnTarget).find(Boolean);
-}
-
-/** The full path of an API Gateway resource, by following its parents up to the root. */
-function resourcePath(id: string): string {
-  const resource = resources('AWS::ApiGateway::Resource')[id];
-  if (!resource) return '';
-  const parent = resource.Properties.ParentId as { Ref?: string };
-  return `${parent.Ref ? resourcePath(parent.Ref) : ''}/${String(resource.Properties.PathPart)}`;
-}
-
-function methodsAt(path: string): Resource[] {
-  return Object.values(resources('AWS::ApiGateway::Method')).filter(
-    (method) => resourcePath(String((method.Properties.ResourceId as { Ref: string }).Ref)) === path,
-  );
-}
-
-function functionByName(name: string): [string, Resource] {
-  const match = Object.entries(resources('AWS::Lambda::Function')).find(
-    ([, fn]) => fn.Properties.Description === `${name} (dev)`,
-  );
-  if (!match) throw new Error(`No function ${name}`);
-  return match;
 }
 
 describe('table', () => {
@@ -110,8 +72,7 @@ describe('table', () => {
 
   it('is deleted with a dev stack and retained with prod', () => {
     expect(onlyResource('AWS::DynamoDB::GlobalTable')[1].DeletionPolicy).toBe('Delete');
-    const { stack } = synthWithoutBundling('prod');
-    const prod = Template.fromStack(stack);
+    const prod = settingsOnlyTemplate('prod');
     prod.hasResource('AWS::DynamoDB::GlobalTable', {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
@@ -196,9 +157,7 @@ describe('authorizer', () => {
     const roleId = arnTarget(fn.Properties.Role);
     const role = resources('AWS::IAM::Role')[String(roleId)];
     expect(role?.Properties.ManagedPolicyArns).toBeUndefined();
-    const statements = Object.values(resources('AWS::IAM::Policy'))
-      .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
-      .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+    const statements = policyStatementsOf(AUTHORIZER_FUNCTION);
     const tableId = onlyResource('AWS::DynamoDB::GlobalTable')[0];
     const dynamodb = statements.filter((s) =>
       [s.Action].flat().some((action) => action.startsWith('dynamodb:')),
@@ -361,10 +320,9 @@ describe('cdk-nag', () => {
   });
 
   it('fails the synth on a finding nobody acknowledged', () => {
-    const { app } = synthWithoutBundling('dev', (stack) => {
-      const role = new Role(stack, 'Careless', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-      role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:*'], resources: ['*'] }));
-    });
+    const { app, stack } = synthWithoutBundling('dev');
+    const role = new Role(stack, 'Careless', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:*'], resources: ['*'] }));
     expect(() => app.synth()).toThrow('AwsSolutions-IAM5[Action::dynamodb:*]');
   }, 30_000);
 });

@@ -1,44 +1,19 @@
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TIMER_SCHEDULE_MINUTES } from '../../infra/constructs/timer-schedule.js';
-import { createServiceApp } from '../../infra/service-app.js';
 import { TIMERS_INDEX } from '../../shared/adapters/timer-store.js';
 import { TIMERS_FUNCTION_TIMEOUT_SECONDS } from '../../shared/domain/timer.js';
 import { TIMERS_FUNCTION } from '../../shared/routes.js';
+import { settingsOnlyTemplate, templateLookups } from '../support/template.js';
 
-type Resource = { Type: string; Properties: Record<string, unknown> };
 let template: Template;
 
 beforeAll(() => {
   // Settings only: bundling is covered by stack.test.ts.
-  const app = new App({ context: { stage: 'dev', 'aws:cdk:bundling-stacks': [] } });
-  template = Template.fromStack(createServiceApp(app));
+  template = settingsOnlyTemplate('dev');
 });
 
-const resources = (type: string) => Object.entries(template.findResources(type) as Record<string, Resource>);
-
-function functionId(name: string): string {
-  const match = resources('AWS::Lambda::Function').find(
-    ([, fn]) => fn.Properties.Description === `${name} (dev)`,
-  );
-  if (!match) throw new Error(`No function ${name}`);
-  return match[0];
-}
-
-/** The DynamoDB actions in the policies of a function's role, sorted. */
-function tableActionsOf(functionName: string): string[] {
-  const fn = template.findResources('AWS::Lambda::Function')[functionId(functionName)] as Resource;
-  const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
-  return resources('AWS::IAM::Policy')
-    .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
-    .flatMap(
-      ([, p]) => (p.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement,
-    )
-    .flatMap((s) => [s.Action].flat())
-    .filter((action) => action.startsWith('dynamodb:'))
-    .sort();
-}
+const { functionId, tableActionsOf } = templateLookups(() => template);
 
 describe('the timers index', () => {
   it('is a GSI of the table on string keys timerPartition and dueAt', () => {

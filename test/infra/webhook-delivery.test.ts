@@ -1,42 +1,18 @@
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createServiceApp } from '../../infra/service-app.js';
 import { DELIVERY_DETAIL_TYPE, EVENT_SOURCE } from '../../shared/adapters/event-bus.js';
 import { OUTBOX_STREAM_FILTER } from '../../shared/adapters/outbox.js';
 import { DELIVERY_FUNCTION_TIMEOUT_SECONDS, DELIVERY_QUEUE } from '../../shared/adapters/queues.js';
+import { settingsOnlyTemplate, templateLookups } from '../support/template.js';
 
-type Resource = { Type: string; Properties: Record<string, unknown> };
 let template: Template;
 
 beforeAll(() => {
   // Settings only: bundling is covered by stack.test.ts.
-  const app = new App({ context: { stage: 'dev', 'aws:cdk:bundling-stacks': [] } });
-  template = Template.fromStack(createServiceApp(app));
+  template = settingsOnlyTemplate('dev');
 });
 
-const resources = (type: string) => Object.entries(template.findResources(type) as Record<string, Resource>);
-
-function functionId(name: string): string {
-  const match = resources('AWS::Lambda::Function').find(
-    ([, fn]) => fn.Properties.Description === `${name} (dev)`,
-  );
-  if (!match) throw new Error(`No function ${name}`);
-  return match[0];
-}
-
-function policyStatementsOf(functionName: string) {
-  const fn = template.findResources('AWS::Lambda::Function')[functionId(functionName)] as Resource;
-  const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
-  return resources('AWS::IAM::Policy')
-    .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
-    .flatMap(
-      ([, p]) => (p.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement,
-    );
-}
-
-const actionsOf = (functionName: string) =>
-  policyStatementsOf(functionName).flatMap((s) => [s.Action].flat());
+const { resources, functionByName, functionId, actionsOf } = templateLookups(() => template);
 
 describe('the table stream to the relay', () => {
   it('streams new images and feeds only outbox inserts to the relay, retried until relayed', () => {
@@ -72,7 +48,7 @@ describe('the bus and the delivery queue', () => {
   });
 
   it('encrypts both queues, keeps visibility at six times the function timeout and dead-letters the sixth failure', () => {
-    const queues = resources('AWS::SQS::Queue').map(
+    const queues = Object.entries(resources('AWS::SQS::Queue')).map(
       ([id, q]) => ({ id, ...q.Properties }) as Record<string, unknown>,
     );
     expect(queues).toHaveLength(2);
@@ -121,9 +97,7 @@ describe('signing secrets', () => {
   });
 
   it('reach the delivery function and the registration function by key id, never as a value', () => {
-    const delivery = template.findResources('AWS::Lambda::Function')[
-      functionId('webhook-delivery')
-    ] as Resource;
+    const [, delivery] = functionByName('webhook-delivery');
     const variables = (delivery.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
     expect(variables.SECRETS_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Arn'] });
     expect(variables.DELIVERY_QUEUE_URL).toEqual({ Ref: expect.any(String) });

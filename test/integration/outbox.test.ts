@@ -17,19 +17,10 @@ import { ConflictError } from '../../shared/domain/errors.js';
 import { declareIncident, incidentEventData, moveIncident } from '../../shared/domain/incident.js';
 import type { DeliveryMessage } from '../../shared/domain/webhook-events.js';
 import { useFreshTable } from '../support/table.js';
+import { waitFor } from '../support/wait.js';
 
 const received: DeliveryMessage[] = [];
 let bus: Awaited<ReturnType<typeof startLocalEventBus>>;
-
-async function until<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 beforeAll(async () => {
   await useFreshTable();
@@ -118,9 +109,10 @@ describe('the relay', () => {
     );
     await commitTransaction([incidentWrite(incident), outboxWrite(declared)]);
     const poller = startStreamPoller({ endpoint, tableName: tableName(), checkpointFile, handler: relay });
-    const first = await until(
-      () => received.find((m) => m.eventId === declared.eventId),
+    const first = await waitFor(
       'the declared event',
+      () => received.find((m) => m.eventId === declared.eventId),
+      { timeoutMs: 10_000 },
     );
     await poller.stop();
     expect(first).toEqual({
@@ -143,9 +135,10 @@ describe('the relay', () => {
     );
     await commitTransaction([incidentWrite(closed), outboxWrite(closedEvent)]);
     const restarted = startStreamPoller({ endpoint, tableName: tableName(), checkpointFile, handler: relay });
-    await until(
-      () => (received.filter((m) => m.eventId === closedEvent.eventId).length === 2 ? true : undefined),
+    await waitFor(
       'the closed event',
+      () => received.filter((m) => m.eventId === closedEvent.eventId).length === 2,
+      { timeoutMs: 10_000 },
     );
     await new Promise((r) => setTimeout(r, 300));
     await restarted.stop();

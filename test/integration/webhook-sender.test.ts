@@ -35,7 +35,7 @@ describe('sending a webhook', () => {
     expect(result.errorClass).toBeUndefined();
     const [request] = receiver.requestsTo('/ok');
     expect(request?.method).toBe('POST');
-    expect(request?.body).toBe(body.toString('utf8'));
+    expect(request?.rawBody).toBe(body.toString('utf8'));
     expect(request?.headers).toMatchObject({ ...headers, 'content-length': String(body.length) });
   });
 

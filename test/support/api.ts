@@ -30,6 +30,20 @@ export async function newToken(organisationId: string, scopes = 'read,write'): P
   return cli<IssuedToken>('token', 'issue', '--org', organisationId, '--scopes', scopes);
 }
 
+/** An organisation with a rate limit no test reaches, and a read-write and a read token for it. */
+export async function unthrottledOrganisation(): Promise<{
+  organisationId: string;
+  writer: string;
+  reader: string;
+}> {
+  const { id } = await newOrganisation('--tier', 'enterprise', '--rate-limit', '10000');
+  return {
+    organisationId: id,
+    writer: (await newToken(id, 'read,write')).token,
+    reader: (await newToken(id, 'read')).token,
+  };
+}
+
 /**
  * Calls the API and checks the response against the OpenAPI document (docs/openapi.json) before the
  * test sees it: an undescribed status, a missing required header or a body off its schema fails the test.

@@ -1,12 +1,22 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from './wait.js';
 
-export interface ReceivedRequest {
+export interface WebhookPayload {
+  event: string;
+  organisationId: string;
+  attempt: number;
+  [key: string]: unknown;
+}
+
+export interface ReceivedWebhook {
   method: string;
   path: string;
   headers: Record<string, string>;
-  /** The raw body, as the signature covers it. */
-  body: string;
+  /** The exact bytes received, as a subscriber must verify them (and as the signature covers them). */
+  rawBody: string;
+  /** The body parsed as JSON, on first read: a request whose body is not JSON throws here. */
+  readonly body: WebhookPayload;
   at: number;
 }
 
@@ -14,11 +24,14 @@ export interface ReceivedRequest {
 export type Behaviour = (n: number, request: IncomingMessage, response: ServerResponse) => void;
 
 export const answer =
-  (status: number, body = '', headers: Record<string, string> = {}): Behaviour =>
+  (status: number, body = status < 300 ? 'ok' : 'not now', headers: Record<string, string> = {}): Behaviour =>
   (_n, _request, response) => {
     response.writeHead(status, { 'content-type': 'text/plain', ...headers });
     response.end(body);
   };
+
+/** Leaves the request waiting: the sender's timeout, or a crash, ends it. */
+export const noAnswer: Behaviour = () => {};
 
 /** Answers `first` to the first `times` requests, then `then`. */
 export const firstThen =
@@ -30,27 +43,37 @@ export const resetConnection: Behaviour = (_n, request) => request.socket.destro
 
 export const answerAfter =
   (ms: number, status = 200): Behaviour =>
-  (_n, _request, response) => {
+  (n, request, response) => {
     setTimeout(() => {
-      if (!response.destroyed) answer(status, 'late')(0, _request, response);
+      if (!response.destroyed) answer(status, 'late')(n, request, response);
     }, ms).unref();
   };
 
-/** A real subscriber on 127.0.0.1: every request is recorded by path, and each path behaves as told. */
-export async function startReceiver() {
-  const requests: ReceivedRequest[] = [];
-  const behaviours = new Map<string, Behaviour>();
+/** The path that `url` points at, and that `startReceiver`'s behaviour and `behave` apply to. */
+const HOOKS_PATH = '/hooks';
+
+/**
+ * A real subscriber on 127.0.0.1: every request is recorded, and each path behaves as told (`url`
+ * answers `behaviour`; `route` adds other paths).
+ */
+export async function startReceiver(behaviour: Behaviour = answer(200)) {
+  const received: ReceivedWebhook[] = [];
+  const behaviours = new Map<string, Behaviour>([[HOOKS_PATH, behaviour]]);
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const n = requests.filter((r) => r.path === path).length;
-      requests.push({
+      const n = received.filter((r) => r.path === path).length;
+      const rawBody = Buffer.concat(chunks).toString('utf8');
+      received.push({
         method: request.method ?? '',
         path,
         headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, String(v)])),
-        body: Buffer.concat(chunks).toString('utf8'),
+        rawBody,
+        get body() {
+          return JSON.parse(rawBody) as WebhookPayload;
+        },
         at: Date.now(),
       });
       (behaviours.get(path) ?? answer(200, 'ok'))(n, request, response);
@@ -58,15 +81,36 @@ export async function startReceiver() {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin,
     port,
-    /** Registers a path's behaviour and returns its URL. */
-    route(path: string, behaviour: Behaviour): string {
-      behaviours.set(path, behaviour);
-      return `http://127.0.0.1:${port}${path}`;
+    url: `${origin}${HOOKS_PATH}`,
+    /** Every request, in the order they arrived. */
+    received,
+    /** Registers a path's behaviour (or replaces it) and returns its URL. */
+    route(path: string, next: Behaviour): string {
+      behaviours.set(path, next);
+      return `${origin}${path}`;
     },
-    requestsTo: (path: string) => requests.filter((r) => r.path === path),
+    /** Answers `next` at `url` from now on. */
+    behave(next: Behaviour) {
+      behaviours.set(HOOKS_PATH, next);
+    },
+    requestsTo: (path: string) => received.filter((r) => r.path === path),
+    /** Waits (bounded) until `count` requests matched `predicate`, and returns all that match. */
+    waitFor(count: number, predicate: (w: ReceivedWebhook) => boolean = () => true, timeoutMs = 20_000) {
+      let matched = 0;
+      return waitFor(
+        () => `${count} webhooks, got ${matched}: ${JSON.stringify(received.map((r) => r.rawBody))}`,
+        () => {
+          const matching = received.filter(predicate);
+          matched = matching.length;
+          return matching.length >= count ? matching : undefined;
+        },
+        { timeoutMs, intervalMs: 20 },
+      );
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
