@@ -57,7 +57,8 @@ export async function warmUp(targets: LoadTarget[], seconds: number): Promise<vo
   await Promise.all(targets.map((target) => fire(target, seconds)));
 }
 
-function percentile(sorted: Float64Array, p: number): number {
+/** The nearest-rank percentile of ascending values. */
+export function percentile(sorted: Float64Array, p: number): number {
   const index = Math.ceil((p / 100) * sorted.length) - 1;
   return sorted[Math.min(sorted.length - 1, Math.max(0, index))] ?? Number.NaN;
 }

@@ -1,6 +1,7 @@
 import type { BundleReport } from './bundle-bench.js';
 import type { HttpReport } from './http-bench.js';
-import { BUNDLE_TARGETS, INIT_RUNS, LOAD } from './settings.js';
+import { BUNDLE_TARGETS, INIT_RUNS, LOAD, WEBHOOK_LOAD, WEBHOOK_TARGETS } from './settings.js';
+import type { DeliveryRun, Spread, WebhookReport } from './webhook-bench.js';
 
 type Cell = string | number;
 
@@ -94,5 +95,81 @@ export function bundleSection(report: BundleReport): string {
     '',
     'Largest contributors (KB of minified output, from the esbuild metafile; all bundles in results.json):',
     ...breakdown,
+  ].join('\n');
+}
+
+const spreadRow = (label: string, spread: Spread | null): Cell[] =>
+  spread ? [label, ms(spread.p50Ms), ms(spread.p99Ms), ms(spread.maxMs)] : [label, '-', '-', '-'];
+
+const deliveryRow = (side: string, run: DeliveryRun): Cell[] => [
+  side,
+  whole(run.events),
+  whole(run.received),
+  whole(run.deliveriesPerSecond),
+  run.flowingSeconds.toFixed(2),
+];
+
+export function webhookSection(report: WebhookReport): string {
+  const { latency, throughput } = report;
+  const { stack, floor } = throughput;
+  const verdict = (ok: boolean, target: number, value: number) =>
+    `< ${target} ms: ${ok ? 'OK' : 'MISSED'} (${ms(value)} ms)`;
+  const events = WEBHOOK_LOAD.throughputEvents.toLocaleString('en');
+  const backlogReading =
+    stack.maxQueueBacklog <= WEBHOOK_LOAD.floorBatchSize
+      ? 'the delivery worker kept up, so the stream poller and relay set the pace'
+      : 'messages queued up behind the delivery worker';
+  return [
+    'Webhooks (issue 4): a bare node:http sink on 127.0.0.1 in the bench process answers 200 as soon as a body has',
+    'arrived, then checks its Standard Webhooks signature; each run has its own enterprise organisation and endpoint',
+    '(`mis webhook add --events incident.declared`). Times at the sink are taken when the whole body has arrived.',
+    'The sink and the API client share the bench process; the stack and the floor each run in their own process.',
+    '',
+    `Latency: ${WEBHOOK_LOAD.latencyIncidents} incidents declared through POST /incidents at ${WEBHOOK_LOAD.incidentsPerSecond} per second (open loop),`,
+    `after ${WEBHOOK_LOAD.warmupIncidents} one at a time for warm-up. "Commit" is the arrival of the 201: the transaction had committed`,
+    "before the gateway sent it, so this slightly understates the time since the commit (by the response's trip).",
+    '',
+    table(
+      ['measured', 'p50 ms', 'p99 ms', 'max ms'],
+      [
+        spreadRow('commit (201 arrived) -> webhook received', latency.fromCommit),
+        spreadRow('POST /incidents sent -> webhook received', latency.fromRequestStart),
+        spreadRow('POST /incidents alone (sent -> 201)', latency.apiResponse),
+        spreadRow('  201 -> delivery attempt starts', latency.toAttemptStart),
+        spreadRow('  attempt starts -> webhook received', latency.attemptToReceipt),
+      ],
+    ),
+    '',
+    'The split comes from the delivery log (`at`: when the delivery function began with the message): before it,',
+    'the stream poll, relay, local bus, delivery queue and receive; after it, the endpoint read, secret decryption,',
+    'signing, the POST on a fresh connection, and the sink reading the body.',
+    `Targets: p50 ${verdict(latency.p50Ok, WEBHOOK_TARGETS.p50Ms, latency.fromCommit.p50Ms)}, ` +
+      `p99 ${verdict(latency.p99Ok, WEBHOOK_TARGETS.p99Ms, latency.fromCommit.p99Ms)}; ` +
+      `${latency.declared} declared, ${latency.received} received, ${latency.apiErrors} API errors.`,
+    '',
+    `Throughput: ${events} incident.declared events to one endpoint per side; deliveries/s from the first receipt to the last.`,
+    '  stack: outbox items written straight to the table (the items POST /incidents commits, 25 per BatchWriteItem,',
+    "         8 requests at a time) so that the API's write rate does not pace it; delivered by the stream poller,",
+    `         relay, local bus, delivery queue and delivery worker (${WEBHOOK_LOAD.floorReceivers} receivers, batches of ${WEBHOOK_LOAD.floorBatchSize}).`,
+    "  floor: its own fauxqs (startLocalSqs, SQLite-backed like the stack's) in its own process: all messages sent first,",
+    `         then ${WEBHOOK_LOAD.floorReceivers} receivers take batches of ${WEBHOOK_LOAD.floorBatchSize}, sign each body with webhookHeaders, POST it with`,
+    '         sendWebhook (a fresh connection each, as deployed) and delete each batch; no DynamoDB at all.',
+    '',
+    table(
+      ['side', 'events', 'received', 'deliveries/s', 'first to last receipt s'],
+      [deliveryRow('stack', stack), deliveryRow('floor', floor)],
+    ),
+    '',
+    `Deliveries/s stack/floor: ${ratio(throughput.ratio)}`,
+    `Stack: outbox items written in ${stack.seedSeconds.toFixed(2)} s; the first webhook arrived ` +
+      `${whole(stack.firstCommitToFirstReceiptMs)} ms after the first commit,`,
+    `       the ${events}th ${stack.firstCommitToLastReceiptSeconds.toFixed(2)} s after it. At most ` +
+      `${stack.maxQueueBacklog} messages waited in the delivery queue`,
+    `       (sampled every 200 ms): ${backlogReading}.`,
+    `Floor: ${events} messages sent in ${floor.sendSeconds.toFixed(2)} s before any receive; first receive to last ` +
+      `delete ${floor.deliverSeconds.toFixed(2)} s.`,
+    ...(report.sink.duplicates > 0
+      ? [`The sink received ${report.sink.duplicates} webhooks twice (at-least-once delivery).`]
+      : []),
   ].join('\n');
 }

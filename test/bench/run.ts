@@ -2,12 +2,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { AUTHORIZER_FUNCTION, functionNames } from '../../shared/routes.js';
+import { startBenchStack } from './bench-stack.js';
 import { benchBundles, functionFolders } from './bundle-bench.js';
 import { cleanUp, cleanUpOnSignals } from './cleanup.js';
 import { benchHttp } from './http-bench.js';
-import { bundleSection, httpSection } from './report.js';
+import { bundleSection, httpSection, webhookSection } from './report.js';
 import { scenarios } from './scenarios.js';
-import { BUNDLE_TARGETS, INIT_RUNS, LOAD } from './settings.js';
+import { BUNDLE_TARGETS, INIT_RUNS, LOAD, WEBHOOK_LOAD, WEBHOOK_TARGETS } from './settings.js';
+import { benchWebhooks } from './webhook-bench.js';
 
 /**
  * `npm run bench`: figures measured in one run, printed and written to .bench/results.json. Exits 0
@@ -30,8 +32,10 @@ async function main(): Promise<number> {
   const functions = functionFolders([AUTHORIZER_FUNCTION, ...functionNames()]);
   progress(`bundling ${functions.join(', ')} and timing cold imports …`);
   const bundles = await benchBundles(functions);
-  const http = await benchHttp(scenarios, progress);
-  progress('stopping the stack and the floor …');
+  const stack = await startBenchStack(progress);
+  const http = await benchHttp(stack, scenarios, progress);
+  const webhooks = await benchWebhooks(stack, progress);
+  progress('stopping the stack and the floors …');
   await cleanUp();
 
   const failures = [
@@ -44,6 +48,7 @@ async function main(): Promise<number> {
         ? [`${s.name}: ${s.floor.errors} errors on the floor side ${JSON.stringify(s.floor.statusCodes)}`]
         : []),
     ]),
+    ...webhooks.failures,
   ];
   const seconds = (performance.now() - started) / 1000;
   const machineLoad = { atStart: loadAtStart, atEnd: loadavg()[0] ?? 0, cpus: cpus().length };
@@ -57,6 +62,8 @@ async function main(): Promise<number> {
         (busy ? ' -- more than the CPUs: other work shared the machine, absolute figures are noisy.' : ''),
       '',
       httpSection(http, PROCESS_MODEL),
+      '',
+      webhookSection(webhooks),
       '',
       bundleSection(bundles),
       '',
@@ -81,6 +88,7 @@ async function main(): Promise<number> {
         machineLoad,
         seconds,
         http: { load: LOAD, processModel: PROCESS_MODEL, ...http },
+        webhooks: { targets: WEBHOOK_TARGETS, load: WEBHOOK_LOAD, ...webhooks },
         bundles: { targets: BUNDLE_TARGETS, initRuns: INIT_RUNS, ...bundles },
         failures,
       },

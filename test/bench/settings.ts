@@ -1,3 +1,5 @@
+import { DELIVERY_QUEUE } from '../../shared/adapters/queues.js';
+
 /**
  * Every timing goal and load setting of the benchmark, in one place. Tests never assert timings:
  * a loaded CI machine would make them flaky, so goals are reported here, never enforced.
@@ -33,3 +35,26 @@ export const BUNDLE_TARGETS = {
 
 /** Fresh `node` processes per bundle; the median is reported. */
 export const INIT_RUNS = 15;
+
+/** Issue 4: from the committed state change to the subscriber's receipt, on the local stack. */
+export const WEBHOOK_TARGETS = { p50Ms: 300, p99Ms: 1000 } as const;
+
+export const WEBHOOK_LOAD = {
+  /** Declared and delivered one at a time before the measured ones; their figures are dropped. */
+  warmupIncidents: 10,
+  latencyIncidents: 200,
+  /**
+   * POST /incidents started at this fixed rate whether or not the earlier webhooks arrived (open
+   * loop): a slow delivery then shows as latency instead of slowing the load down.
+   */
+  incidentsPerSecond: 10,
+  /** Events delivered by each side of the throughput comparison. */
+  throughputEvents: 1000,
+  /** The floor delivers these first, to its own path of the sink, unmeasured (JIT, first connections). */
+  floorWarmupMessages: 100,
+  /** As the delivery event source mapping receives: batches of 10, 5 receivers at a time. */
+  floorReceivers: DELIVERY_QUEUE.maxConcurrency,
+  floorBatchSize: DELIVERY_QUEUE.batchSize,
+  /** How long the bench waits for a run's last webhook before it reports the missing ones. */
+  receiptTimeoutSeconds: 90,
+} as const;

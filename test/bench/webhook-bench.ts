@@ -1,0 +1,381 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { listDeliveries } from '../../shared/adapters/delivery-log.js';
+import { newDomainEvent, outboxWrite } from '../../shared/adapters/outbox.js';
+import { createSqsClient } from '../../shared/adapters/sqs.js';
+import type { TransactionItem } from '../../shared/adapters/transaction.js';
+import { declareIncident, incidentEventData } from '../../shared/domain/incident.js';
+import { mis } from '../support/local-stack.js';
+import { type BenchStack, benchTempDir, newCaller } from './bench-stack.js';
+import { onCleanup } from './cleanup.js';
+import { type DeliveryFloorResult, runDeliveryFloor } from './delivery-floor-process.js';
+import { percentile } from './load.js';
+import type { BenchCaller } from './scenarios.js';
+import { applyInBulk } from './seed.js';
+import { WEBHOOK_LOAD, WEBHOOK_TARGETS } from './settings.js';
+import { epochMs, type Receipt, startWebhookSink, type WebhookSink } from './webhook-sink.js';
+
+export interface Spread {
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+export interface LatencyFigures {
+  /** Incidents the API accepted (201) in the measured run. */
+  declared: number;
+  received: number;
+  apiErrors: number;
+  /** Sink receipt minus the arrival of the 201: the commit happened before the response was sent. */
+  fromCommit: Spread;
+  /** Sink receipt minus the start of POST /incidents: an upper bound that includes the API call. */
+  fromRequestStart: Spread;
+  /** POST /incidents alone, request start to 201. */
+  apiResponse: Spread;
+  /**
+   * From the delivery log's attempt start (`at`, when the delivery function began with the
+   * message): 201 → attempt start is the stream poll, relay, bus, queue and receive; attempt start
+   * → receipt is the endpoint read, secret decryption, signing and POST. Only when every webhook
+   * received has its attempt in the log.
+   */
+  toAttemptStart: Spread | null;
+  attemptToReceipt: Spread | null;
+  p50Ok: boolean;
+  p99Ok: boolean;
+}
+
+export interface DeliveryRun {
+  events: number;
+  received: number;
+  /** First receipt to last. */
+  flowingSeconds: number;
+  /** (received − 1) ÷ flowingSeconds: the rate once deliveries flow. */
+  deliveriesPerSecond: number;
+}
+
+export interface StackDeliveryRun extends DeliveryRun {
+  /** Writing the outbox items (the commits). */
+  seedSeconds: number;
+  firstCommitToFirstReceiptMs: number;
+  firstCommitToLastReceiptSeconds: number;
+  /** Most messages waiting in the delivery queue at once (sampled every 200 ms). */
+  maxQueueBacklog: number;
+}
+
+export interface WebhookReport {
+  latency: LatencyFigures;
+  throughput: {
+    stack: StackDeliveryRun;
+    floor: DeliveryRun & DeliveryFloorResult;
+    /** stack ÷ floor deliveries per second: below 1 means the stack delivers fewer per second. */
+    ratio: number;
+  };
+  sink: { badSignatures: number; malformed: number; duplicates: number };
+  /** Missing webhooks, refused requests, bad signatures: the figures measured something else. */
+  failures: string[];
+}
+
+const LATENCY_PATH = '/latency';
+const STACK_PATH = '/stack';
+const FLOOR_PATH = '/floor';
+const TIMEOUT_MS = WEBHOOK_LOAD.receiptTimeoutSeconds * 1000;
+
+function spread(values: number[]): Spread {
+  const sorted = Float64Array.from(values).sort();
+  return { p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted.at(-1) ?? Number.NaN };
+}
+
+function deliveryRun(events: number, receipts: Iterable<Receipt>): DeliveryRun {
+  const times = [...receipts].map((r) => r.at).sort((a, b) => a - b);
+  const flowingSeconds = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / 1000;
+  return {
+    events,
+    received: times.length,
+    flowingSeconds,
+    deliveriesPerSecond: times.length > 1 ? (times.length - 1) / flowingSeconds : 0,
+  };
+}
+
+/** An endpoint for every incident.declared of the caller's organisation, as an operator adds one. */
+async function addEndpoint(stack: BenchStack, sink: WebhookSink, caller: BenchCaller, path: string) {
+  const endpoint = await mis<{ id: string; secret: string }>(
+    stack.dataDir,
+    ...['webhook', 'add', '--org', caller.organisationId, '--url', sink.url(path)],
+    ...['--events', 'incident.declared'],
+  );
+  sink.expectSecret(path, endpoint.secret);
+  return endpoint.id;
+}
+
+interface Declared {
+  incidentId: string;
+  requestStart: number;
+  responseAt: number;
+}
+
+async function declareThroughApi(stack: BenchStack, caller: BenchCaller, n: number): Promise<Declared> {
+  const requestStart = epochMs();
+  const response = await fetch(`${stack.baseUrl}/incidents`, {
+    method: 'POST',
+    headers: { authorization: caller.authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      severity: 'low',
+      category: 'availability',
+      detectedAt: new Date().toISOString(),
+      title: `Bench incident ${n}`,
+    }),
+  });
+  const responseAt = epochMs();
+  const body = await response.text();
+  if (response.status !== 201) {
+    throw new Error(`POST /incidents answered ${response.status}: ${body.slice(0, 200)}`);
+  }
+  return { incidentId: (JSON.parse(body) as { id: string }).id, requestStart, responseAt };
+}
+
+/**
+ * When each delivery attempt started, by delivery id, from the endpoint's delivery log. The log is
+ * written after the POST, so the last few may lag the receipts a little: read again, bounded.
+ */
+async function attemptStarts(organisationId: string, endpointId: string, deliveryIds: string[]) {
+  const starts = new Map<string, number>();
+  const deadline = Date.now() + 5000;
+  while (deliveryIds.some((id) => !starts.has(id)) && Date.now() < deadline) {
+    let cursor: string | undefined;
+    do {
+      const page = await listDeliveries(organisationId, endpointId, { limit: 100, cursor });
+      for (const attempt of page.deliveries) {
+        if (attempt.attempt === 1) starts.set(attempt.deliveryId, Date.parse(attempt.at));
+      }
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    if (deliveryIds.some((id) => !starts.has(id))) await sleep(200);
+  }
+  return starts;
+}
+
+async function measureLatency(
+  stack: BenchStack,
+  sink: WebhookSink,
+  log: (line: string) => void,
+  failures: string[],
+): Promise<LatencyFigures> {
+  const { warmupIncidents, latencyIncidents, incidentsPerSecond } = WEBHOOK_LOAD;
+  const caller = await newCaller(stack, 'webhook latency', 'read,write');
+  const endpointId = await addEndpoint(stack, sink, caller, LATENCY_PATH);
+  log(
+    `webhook latency: ${warmupIncidents} incidents one at a time to warm up the relay and the delivery worker …`,
+  );
+  for (let n = 0; n < warmupIncidents; n++) {
+    const { incidentId } = await declareThroughApi(stack, caller, n);
+    await sink.waitFor(LATENCY_PATH, 1, TIMEOUT_MS, new Set([incidentId]));
+  }
+
+  log(
+    `webhook latency: ${latencyIncidents} incidents at ${incidentsPerSecond} per second through POST /incidents …`,
+  );
+  const pending: Promise<Declared | Error>[] = [];
+  const start = performance.now();
+  for (let n = 0; n < latencyIncidents; n++) {
+    const wait = start + (n * 1000) / incidentsPerSecond - performance.now();
+    if (wait > 0) await sleep(wait);
+    pending.push(declareThroughApi(stack, caller, warmupIncidents + n).catch((error: Error) => error));
+  }
+  const results = await Promise.all(pending);
+  const declared = results.filter((r): r is Declared => !(r instanceof Error));
+  const apiErrors = results.filter((r): r is Error => r instanceof Error);
+  if (apiErrors.length > 0) {
+    failures.push(
+      `webhook latency: ${apiErrors.length} POST /incidents failed, first: ${apiErrors[0]?.message}`,
+    );
+  }
+  const wanted = new Set(declared.map((d) => d.incidentId));
+  const receipts = await sink.waitFor(LATENCY_PATH, wanted.size, TIMEOUT_MS, wanted);
+  if (receipts.size < wanted.size) {
+    failures.push(
+      `webhook latency: ${wanted.size - receipts.size} of ${wanted.size} webhooks did not arrive within ${WEBHOOK_LOAD.receiptTimeoutSeconds} s`,
+    );
+  }
+
+  const delivered = declared.flatMap((d) => {
+    const receipt = receipts.get(d.incidentId);
+    return receipt ? [{ ...d, receipt }] : [];
+  });
+  const starts = await attemptStarts(
+    caller.organisationId,
+    endpointId,
+    delivered.map((d) => d.receipt.deliveryId),
+  );
+  const split = delivered.flatMap(({ responseAt, receipt }) => {
+    const attemptAt = starts.get(receipt.deliveryId);
+    return attemptAt === undefined ? [] : [{ responseAt, attemptAt, receiptAt: receipt.at }];
+  });
+  const complete = split.length === delivered.length && delivered.length > 0;
+  const fromCommit = spread(delivered.map((d) => d.receipt.at - d.responseAt));
+  return {
+    declared: declared.length,
+    received: receipts.size,
+    apiErrors: apiErrors.length,
+    fromCommit,
+    fromRequestStart: spread(delivered.map((d) => d.receipt.at - d.requestStart)),
+    apiResponse: spread(declared.map((d) => d.responseAt - d.requestStart)),
+    toAttemptStart: complete ? spread(split.map((s) => s.attemptAt - s.responseAt)) : null,
+    attemptToReceipt: complete ? spread(split.map((s) => s.receiptAt - s.attemptAt)) : null,
+    p50Ok: fromCommit.p50Ms < WEBHOOK_TARGETS.p50Ms,
+    p99Ok: fromCommit.p99Ms < WEBHOOK_TARGETS.p99Ms,
+  };
+}
+
+/** Samples how many messages wait in the stack's delivery queue, until stopped; returns the most seen. */
+function watchQueueBacklog(stack: BenchStack) {
+  const client = createSqsClient(stack.info.sqsEndpoint);
+  let most = 0;
+  let watching = true;
+  const loop = (async () => {
+    while (watching) {
+      try {
+        const { Attributes } = await client.send(
+          new GetQueueAttributesCommand({
+            QueueUrl: stack.info.deliveryQueueUrl,
+            AttributeNames: ['ApproximateNumberOfMessages'],
+          }),
+        );
+        most = Math.max(most, Number(Attributes?.ApproximateNumberOfMessages ?? 0));
+      } catch {
+        // The stack is stopping (Ctrl-C): a missed sample only lowers a diagnostic figure.
+        return;
+      }
+      await sleep(200);
+    }
+  })();
+  return async () => {
+    watching = false;
+    await loop;
+    client.destroy();
+    return most;
+  };
+}
+
+/**
+ * The stack's side: outbox items written straight to the table (the items POST /incidents commits,
+ * built by the same outboxWrite, without the incident and timer items beside them), so that what
+ * is measured is the stream, the relay, the bus, the queue and the delivery worker rather than
+ * the API's write rate.
+ */
+async function measureStackDeliveries(
+  stack: BenchStack,
+  sink: WebhookSink,
+  log: (line: string) => void,
+  failures: string[],
+): Promise<StackDeliveryRun> {
+  const events = WEBHOOK_LOAD.throughputEvents;
+  const caller = await newCaller(stack, 'webhook throughput', 'read,write');
+  await addEndpoint(stack, sink, caller, STACK_PATH);
+  const now = new Date();
+  const incidentIds: string[] = [];
+  const transactions: TransactionItem[][] = [];
+  for (let n = 0; n < events; n++) {
+    const detectedAt = now.toISOString();
+    const incident = declareIncident(
+      randomUUID(),
+      caller.organisationId,
+      { severity: 'low', category: 'availability', detectedAt, title: `Bench incident ${n}` },
+      caller.tokenId,
+      now,
+    );
+    incidentIds.push(incident.id);
+    const event = newDomainEvent(
+      'incident.declared',
+      caller.organisationId,
+      incidentEventData(incident),
+      now,
+    );
+    transactions.push([outboxWrite(event)]);
+  }
+  log(
+    `webhook throughput, stack: writing ${events.toLocaleString('en')} outbox items, then waiting for their webhooks …`,
+  );
+  const stopWatching = watchQueueBacklog(stack);
+  const firstCommit = epochMs();
+  await applyInBulk(transactions);
+  const seedSeconds = (epochMs() - firstCommit) / 1000;
+  const receipts = await sink.waitFor(STACK_PATH, events, TIMEOUT_MS, new Set(incidentIds));
+  const maxQueueBacklog = await stopWatching();
+  if (receipts.size < events) {
+    failures.push(
+      `webhook throughput (stack): ${events - receipts.size} of ${events} webhooks did not arrive within ${WEBHOOK_LOAD.receiptTimeoutSeconds} s`,
+    );
+  }
+  const times = [...receipts.values()].map((r) => r.at);
+  return {
+    ...deliveryRun(events, receipts.values()),
+    seedSeconds,
+    firstCommitToFirstReceiptMs: Math.min(...times) - firstCommit,
+    firstCommitToLastReceiptSeconds: (Math.max(...times) - firstCommit) / 1000,
+    maxQueueBacklog,
+  };
+}
+
+async function measureFloorDeliveries(
+  sink: WebhookSink,
+  log: (line: string) => void,
+  failures: string[],
+): Promise<DeliveryRun & DeliveryFloorResult> {
+  const events = WEBHOOK_LOAD.throughputEvents;
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  sink.expectSecret(FLOOR_PATH, secret);
+  sink.expectSecret(`${FLOOR_PATH}-warmup`, secret);
+  log(
+    `webhook throughput, floor: its own SQS emulator, ${WEBHOOK_LOAD.floorWarmupMessages} messages to warm up, ` +
+      `then ${events.toLocaleString('en')} sent and delivered …`,
+  );
+  const result = await runDeliveryFloor(
+    {
+      dataDir: benchTempDir('mis-bench-floor-sqs-'),
+      secret,
+      warmupUrl: sink.url(`${FLOOR_PATH}-warmup`),
+      warmupMessages: WEBHOOK_LOAD.floorWarmupMessages,
+      url: sink.url(FLOOR_PATH),
+      messages: events,
+      receivers: WEBHOOK_LOAD.floorReceivers,
+      batchSize: WEBHOOK_LOAD.floorBatchSize,
+    },
+    TIMEOUT_MS + 30_000,
+  );
+  // The floor awaited every answer before it exited, and the sink records before it answers.
+  const receipts = sink.firstReceipts(FLOOR_PATH);
+  if (receipts.size < events)
+    failures.push(`webhook floor: ${events - receipts.size} webhooks did not arrive`);
+  if (result.postFailures > 0) failures.push(`webhook floor: ${result.postFailures} POSTs failed`);
+  if (result.deleteFailures > 0) failures.push(`webhook floor: ${result.deleteFailures} deletes failed`);
+  return { ...deliveryRun(events, receipts.values()), ...result };
+}
+
+/**
+ * Issue 4's webhook targets on the bench's stack: latency from the commit to the subscriber's
+ * receipt, then deliveries per second beside a floor measured in the same run.
+ */
+export async function benchWebhooks(stack: BenchStack, log: (line: string) => void): Promise<WebhookReport> {
+  const sink = await startWebhookSink();
+  onCleanup(sink.close);
+  const failures: string[] = [];
+  const latency = await measureLatency(stack, sink, log, failures);
+  const stackRun = await measureStackDeliveries(stack, sink, log, failures);
+  const floorRun = await measureFloorDeliveries(sink, log, failures);
+  const problems = sink.problems();
+  if (problems.badSignatures > 0)
+    failures.push(`webhooks: ${problems.badSignatures} signatures did not verify`);
+  if (problems.malformed > 0) failures.push(`webhooks: ${problems.malformed} bodies without an incident id`);
+  await sink.close();
+  return {
+    latency,
+    throughput: {
+      stack: stackRun,
+      floor: floorRun,
+      ratio: stackRun.deliveriesPerSecond / floorRun.deliveriesPerSecond,
+    },
+    sink: { ...problems, duplicates: sink.duplicates() },
+    failures,
+  };
+}
