@@ -1,52 +1,78 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type {
-  DynamoDBBatchResponse,
-  DynamoDBStreamEvent,
-  AttributeValue as StreamAttributeValue,
-} from 'aws-lambda';
-import { publishDeliveries } from '../../shared/adapters/event-publisher.js';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { PUT_EVENTS_BATCH } from '../../shared/adapters/event-bus.js';
+import { PublishError, publishDeliveries } from '../../shared/adapters/event-publisher.js';
 import { listWebhookEndpoints } from '../../shared/adapters/webhook-endpoint-store.js';
 import { deliveryIdFor } from '../../shared/domain/delivery-id.js';
-import { subscribes } from '../../shared/domain/webhook-endpoint.js';
+import { subscribes, type WebhookEndpoint } from '../../shared/domain/webhook-endpoint.js';
 import type { DeliveryMessage, DomainEvent } from '../../shared/domain/webhook-events.js';
 import { logger } from '../../shared/observability.js';
 
+/** A delivery and the stream record it came from, so that a failure can name where to resume. */
+interface Pending {
+  message: DeliveryMessage;
+  sequenceNumber: string;
+}
+
+function domainEventOf(record: DynamoDBRecord): DomainEvent {
+  const image = record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined;
+  if (!image) throw new Error('Stream record without a new image');
+  const { eventId, event, organisationId, occurredAt, data } = unmarshall(image) as DomainEvent;
+  return { eventId, event, organisationId, occurredAt, data };
+}
+
 /**
  * Relays outbox items from the table's stream to the event bus, one entry per subscribed endpoint,
- * so that each endpoint's delivery is retried on its own. Records are handled in stream order; on a
- * failure the rest of the batch is reported back and retried from the first record not relayed.
+ * so that each endpoint's delivery is retried on its own. A batch reads each organisation's
+ * endpoints once and sends the entries ten at a time, in stream order. On a failure, the batch is
+ * reported from the first record not fully relayed (a record with several endpoints may then be
+ * relayed twice; its delivery ids stay the same, so subscribers see a duplicate they can drop,
+ * never a loss).
  */
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+  const endpointsOf = new Map<string, Promise<WebhookEndpoint[]>>();
+  const pending: Pending[] = [];
   for (const record of event.Records) {
+    const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
     try {
-      const image = record.dynamodb?.NewImage;
-      if (!image) continue;
-      const {
-        eventId,
-        event: name,
-        organisationId,
-        occurredAt,
-        data,
-      } = unmarshall(
-        image as Record<string, AttributeValue | StreamAttributeValue> as Record<string, AttributeValue>,
-      ) as DomainEvent;
-      const endpoints = (await listWebhookEndpoints(organisationId)).filter((e) => subscribes(e, name));
-      const messages: DeliveryMessage[] = endpoints.map((endpoint) => ({
-        deliveryId: deliveryIdFor(eventId, endpoint.id),
-        endpointId: endpoint.id,
-        eventId,
-        event: name,
-        organisationId,
-        occurredAt,
-        data,
-      }));
-      await publishDeliveries(messages);
-      logger.info('Event relayed', { eventId, event: name, organisationId, deliveries: messages.length });
+      const outboxEvent = domainEventOf(record);
+      const { organisationId } = outboxEvent;
+      if (!endpointsOf.has(organisationId))
+        endpointsOf.set(organisationId, listWebhookEndpoints(organisationId));
+      const endpoints = ((await endpointsOf.get(organisationId)) ?? []).filter((e) =>
+        subscribes(e, outboxEvent.event),
+      );
+      for (const endpoint of endpoints) {
+        const message = {
+          ...outboxEvent,
+          deliveryId: deliveryIdFor(outboxEvent.eventId, endpoint.id),
+          endpointId: endpoint.id,
+        };
+        pending.push({ message, sequenceNumber });
+      }
     } catch (error) {
-      logger.error('Relay failed', { error, sequenceNumber: record.dynamodb?.SequenceNumber });
-      return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+      // Everything before this record is relayed first; the batch resumes here.
+      logger.error('Relay could not read a record', { error, sequenceNumber });
+      return (await publish(pending)) ?? { batchItemFailures: [{ itemIdentifier: sequenceNumber }] };
     }
   }
-  return { batchItemFailures: [] };
+  return (await publish(pending)) ?? { batchItemFailures: [] };
+}
+
+/** Sends the deliveries in order; on a failure, names the record to resume from. */
+async function publish(pending: Pending[]): Promise<DynamoDBBatchResponse | undefined> {
+  for (let start = 0; start < pending.length; start += PUT_EVENTS_BATCH) {
+    const chunk = pending.slice(start, start + PUT_EVENTS_BATCH);
+    try {
+      await publishDeliveries(chunk.map((p) => p.message));
+    } catch (error) {
+      const unsent = error instanceof PublishError ? error.firstUnsent : 0;
+      const resumeAt = chunk[unsent]?.sequenceNumber ?? chunk[0]?.sequenceNumber ?? '';
+      logger.error('Relay failed', { error, sequenceNumber: resumeAt });
+      return { batchItemFailures: [{ itemIdentifier: resumeAt }] };
+    }
+  }
+  logger.debug('Events relayed', { deliveries: pending.length });
+  return undefined;
 }

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as relay } from '../../functions/outbox-relay/handler.js';
 import { startLocalEventBus } from '../../infra/local/event-bus.js';
@@ -20,6 +21,8 @@ import { useFreshTable } from '../support/table.js';
 import { waitFor } from '../support/wait.js';
 
 const received: DeliveryMessage[] = [];
+/** Events whose deliveries the bus refuses, as EventBridge does when a target is unavailable. */
+const refused = new Set<string>();
 let bus: Awaited<ReturnType<typeof startLocalEventBus>>;
 
 beforeAll(async () => {
@@ -29,7 +32,9 @@ beforeAll(async () => {
   bus = await startLocalEventBus({
     eventBusName: 'test-bus',
     sendToDeliveryQueue: async (body) => {
-      received.push(JSON.parse(body));
+      const message = JSON.parse(body) as DeliveryMessage;
+      if (refused.has(message.eventId)) throw new Error('target unavailable');
+      received.push(message);
     },
   });
   process.env.EVENTBRIDGE_ENDPOINT = bus.endpoint;
@@ -153,3 +158,32 @@ describe('the relay', () => {
     expect(received.every((m) => m.organisationId === organisationId)).toBe(true);
   });
 });
+
+describe('a relay batch', () => {
+  it('relays in stream order and, when the bus refuses, resumes from the first record not relayed', async () => {
+    const organisationId = randomUUID();
+    const endpoint = await createWebhookEndpoint({ organisationId, url: 'http://127.0.0.1:9/a', events: [] });
+    const events = Array.from({ length: 12 }, () =>
+      newDomainEvent('member.created', organisationId, { id: randomUUID() }, new Date()),
+    );
+    const failing = events[11];
+    if (!failing) throw new Error('no event');
+    refused.add(failing.eventId);
+    const records = events.map((e, i) => ({
+      eventName: 'INSERT' as const,
+      dynamodb: { SequenceNumber: String(1000 + i), NewImage: marshallForStream(e) },
+    }));
+
+    const result = await relay({ Records: records });
+
+    // Eleven relayed, once each; the twelfth is where Lambda (or the local poller) starts again.
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: '1011' }]);
+    const relayed = received.filter((m) => m.organisationId === organisationId);
+    expect(relayed.map((m) => m.eventId)).toEqual(events.slice(0, 11).map((e) => e.eventId));
+    expect(relayed.every((m) => m.endpointId === endpoint.endpoint.id)).toBe(true);
+  });
+});
+
+function marshallForStream(event: ReturnType<typeof newDomainEvent>) {
+  return marshall({ pk: `OUTBOX#${event.eventId}`, sk: 'EVENT', kind: 'outbox', ...event }) as never;
+}
