@@ -3,7 +3,7 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { addDays, type UtcDate } from '../domain/calendar.js';
 import { ConflictError } from '../domain/errors.js';
 import type { Member } from '../domain/member.js';
-import type { MemberCounts } from '../domain/member-statistics.js';
+import { emptyMemberCounts, type MemberCounts } from '../domain/member-statistics.js';
 import { dynamodb, tableName, withoutNulls } from './dynamodb.js';
 import { keys } from './keys.js';
 import { commitTransaction, type TransactionItem } from './transaction.js';
@@ -87,14 +87,7 @@ export async function recordMember(organisationId: string, member: Member): Prom
  * (`TOTALS` sorts after `JOINED#…`). At most 367 small items, whatever the number of members.
  */
 export async function readMemberCounts(organisationId: string, today: UtcDate): Promise<MemberCounts> {
-  const counts: MemberCounts = {
-    total: 0,
-    byMembershipType: {},
-    byRegion: {},
-    regionUnspecified: 0,
-    joinedByDay: {},
-    updatedAt: null,
-  };
+  const counts = emptyMemberCounts();
   const pages = paginateQuery(
     { client: dynamodb() },
     {

@@ -24,6 +24,18 @@ export interface MemberCounts {
   updatedAt: string | null;
 }
 
+/** The counts of an organisation with no members yet. */
+export function emptyMemberCounts(): MemberCounts {
+  return {
+    total: 0,
+    byMembershipType: {},
+    byRegion: {},
+    regionUnspecified: 0,
+    joinedByDay: {},
+    updatedAt: null,
+  };
+}
+
 export interface MemberStatistics {
   asOf: string;
   minimumGroupSize: number;

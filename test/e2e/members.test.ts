@@ -1,18 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { MemberStatistics as Statistics } from '../../shared/domain/member-statistics.js';
 import { bodyOf, call, newOrganisation, newToken, postJson, problemOf } from '../support/api.js';
-
-interface Figure {
-  count: number | null;
-  withheld: boolean;
-}
-interface Statistics {
-  asOf: string;
-  minimumGroupSize: number;
-  total: Figure;
-  joined: { last30Days: Figure; last365Days: Figure };
-  byMembershipType: ({ membershipType: string } & Figure)[];
-  byRegion: ({ region: string | null } & Figure)[];
-}
 
 const today = () => new Date().toISOString().slice(0, 10);
 let writer: string;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   cellsToWithhold,
   DEFAULT_MINIMUM_GROUP_SIZE,
+  emptyMemberCounts,
   type Figure,
   type MemberCounts,
   memberStatistics,
@@ -12,15 +13,7 @@ const NOW = new Date('2026-11-22T10:00:00.000Z');
 const K = DEFAULT_MINIMUM_GROUP_SIZE;
 
 function counts(partial: Partial<MemberCounts>): MemberCounts {
-  return {
-    total: 0,
-    byMembershipType: {},
-    byRegion: {},
-    regionUnspecified: 0,
-    joinedByDay: {},
-    updatedAt: null,
-    ...partial,
-  };
+  return { ...emptyMemberCounts(), ...partial };
 }
 
 /** A deterministic PRNG, so that a failing case can be replayed. */
