@@ -150,6 +150,7 @@ async function main(): Promise<void> {
     [
       `Membership and Incident Service is running (Ctrl-C stops it; data is kept in ${dir})`,
       `  API base URL: ${baseUrl}`,
+      `  Console:      ${baseUrl}/docs (OpenAPI document: ${baseUrl}/openapi.json)`,
       `  DynamoDB Local: ${dynamodb.endpoint} (table ${tableName}); SQS emulator: ${sqs.endpoint}`,
       '  First token: npx mis org create --name "My association"  then  npx mis token issue --org <id> --scopes read,write',
     ].join('\n'),
