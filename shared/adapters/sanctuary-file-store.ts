@@ -1,28 +1,14 @@
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { ConflictError } from '../domain/errors.js';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { SanctuaryFile } from '../domain/sanctuary-file.js';
-import { dynamodb, tableName, withoutNulls } from './dynamodb.js';
+import { tableName } from './dynamodb.js';
 import { keys } from './keys.js';
+import { newRecordWrite, readRecord } from './records.js';
 import type { TransactionItem } from './transaction.js';
 
 /** Stored without `expiredAt` until the expiry is processed, so that the expiry can test for its absence. */
 export function fileWrite(organisationId: string, file: SanctuaryFile): TransactionItem {
-  return {
-    write: {
-      Put: {
-        TableName: tableName(),
-        // `expiresAt` is a string here; the table's TTL reads only Number attributes, so it never deletes a file.
-        Item: marshall({
-          ...keys.sanctuaryFile(organisationId, file.id),
-          kind: 'file',
-          ...withoutNulls(file),
-        }),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    onConditionFailed: () => new ConflictError(`File ${file.id} exists already.`),
-  };
+  // `expiresAt` is a string here; the table's TTL reads only Number attributes, so it never deletes a file.
+  return newRecordWrite(keys.sanctuaryFile(organisationId, file.id), 'file', file, `File ${file.id}`);
 }
 
 export class FileAlreadyExpiredError extends Error {}
@@ -44,15 +30,8 @@ export function fileExpiredWrite(organisationId: string, fileId: string, expired
 }
 
 export async function getFile(organisationId: string, id: string): Promise<SanctuaryFile | undefined> {
-  const { Item } = await dynamodb().send(
-    new GetItemCommand({
-      TableName: tableName(),
-      Key: marshall(keys.sanctuaryFile(organisationId, id)),
-      ConsistentRead: true,
-    }),
-  );
-  if (!Item) return undefined;
-  const item = unmarshall(Item);
+  const item = await readRecord(keys.sanctuaryFile(organisationId, id));
+  if (!item) return undefined;
   return {
     id: String(item.id),
     name: String(item.name),
