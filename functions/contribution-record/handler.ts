@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { contributionWrite } from '../../shared/adapters/contribution-store.js';
 import { memberExists } from '../../shared/adapters/member-reference.js';
-import { newDomainEvent, outboxWrite } from '../../shared/adapters/outbox.js';
+import { outboxWrite } from '../../shared/adapters/outbox.js';
+import { commitWrite } from '../../shared/app/commit-write.js';
 import { contributionEventData, newContribution } from '../../shared/domain/contribution.js';
+import { newDomainEvent } from '../../shared/domain/webhook-events.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { commitWrite } from '../../shared/http/idempotency.js';
+import { writeRequestOf } from '../../shared/http/idempotency.js';
 import { parseJsonBody } from '../../shared/http/request.js';
 import { jsonResponse } from '../../shared/http/responses.js';
 import { newContributionBody } from '../../shared/schemas/contributions.js';
@@ -21,5 +23,5 @@ export const handler = apiHandler(async (event, caller) => {
   const writes = [contributionWrite(caller.organisationId, contribution), outboxWrite(received)];
   if (contribution.memberId) writes.push(memberExists(caller.organisationId, contribution.memberId));
   const response = jsonResponse(201, contribution, { Location: `${event.path}/${contribution.id}` });
-  return commitWrite(event, caller, writes, response);
+  return commitWrite(writeRequestOf(event, caller), writes, response);
 });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { incidentWrite } from '../../shared/adapters/incident-store.js';
-import { newDomainEvent, outboxWrite } from '../../shared/adapters/outbox.js';
+import { outboxWrite } from '../../shared/adapters/outbox.js';
 import { deadlineTimerWrite } from '../../shared/adapters/timer-store.js';
+import { commitWrite } from '../../shared/app/commit-write.js';
 import { ValidationError } from '../../shared/domain/errors.js';
 import {
   declareIncident,
@@ -9,8 +10,9 @@ import {
   incidentEventData,
   incidentView,
 } from '../../shared/domain/incident.js';
+import { newDomainEvent } from '../../shared/domain/webhook-events.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { commitWrite } from '../../shared/http/idempotency.js';
+import { writeRequestOf } from '../../shared/http/idempotency.js';
 import { parseJsonBody } from '../../shared/http/request.js';
 import { jsonResponse } from '../../shared/http/responses.js';
 import { declareIncidentBody } from '../../shared/schemas/incidents.js';
@@ -36,5 +38,5 @@ export const handler = apiHandler(async (event, caller) => {
   const response = jsonResponse(201, incidentView(incident), { Location: `${event.path}/${incident.id}` });
   // The 72-hour deadline alarm is armed with the incident: it fires at detectedAt + 60 h unless notified or closed.
   const writes = [incidentWrite(incident), outboxWrite(declared), deadlineTimerWrite(incident, now)];
-  return commitWrite(event, caller, writes, response);
+  return commitWrite(writeRequestOf(event, caller), writes, response);
 });

@@ -1,7 +1,8 @@
 import { getIncident, incidentWrite } from '../../shared/adapters/incident-store.js';
-import { newDomainEvent, outboxWrite } from '../../shared/adapters/outbox.js';
+import { outboxWrite } from '../../shared/adapters/outbox.js';
 import { deadlineTimerCancellations } from '../../shared/adapters/timer-store.js';
 import { retryOnTransactionConflict } from '../../shared/adapters/transaction-retry.js';
+import { commitWrite } from '../../shared/app/commit-write.js';
 import { NotFoundError } from '../../shared/domain/errors.js';
 import {
   EVENT_FOR_STATUS,
@@ -11,8 +12,9 @@ import {
   type MoveInput,
   moveIncident,
 } from '../../shared/domain/incident.js';
+import { newDomainEvent } from '../../shared/domain/webhook-events.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { commitWrite } from '../../shared/http/idempotency.js';
+import { writeRequestOf } from '../../shared/http/idempotency.js';
 import { pathId } from '../../shared/http/path.js';
 import { parseJsonBody } from '../../shared/http/request.js';
 import { jsonResponse } from '../../shared/http/responses.js';
@@ -44,8 +46,7 @@ export const handler = apiHandler(async (event, caller) => {
   // The timers function's alarm transaction may hold the incident for a moment: then try again.
   return retryOnTransactionConflict(() =>
     commitWrite(
-      event,
-      caller,
+      writeRequestOf(event, caller),
       [incidentWrite(moved), outboxWrite(emitted), ...deadlineTimerCancellations(moved)],
       jsonResponse(200, incidentView(moved)),
     ),

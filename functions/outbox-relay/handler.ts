@@ -1,13 +1,13 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { PUT_EVENTS_BATCH } from '../../shared/adapters/event-bus.js';
 import { PublishError, publishDeliveries } from '../../shared/adapters/event-publisher.js';
 import { listWebhookEndpoints } from '../../shared/adapters/webhook-endpoint-store.js';
 import { deliveryIdFor } from '../../shared/domain/delivery-id.js';
 import { subscribes, type WebhookEndpoint } from '../../shared/domain/webhook-endpoint.js';
 import type { DeliveryMessage, DomainEvent } from '../../shared/domain/webhook-events.js';
 import { logger } from '../../shared/observability.js';
+import { PUT_EVENTS_BATCH } from '../../shared/topology/event-bus.js';
 
 /** A delivery and the stream record it came from, so that a failure can name where to resume. */
 interface Pending {

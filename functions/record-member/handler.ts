@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { commitMemberTransaction, memberWrites } from '../../shared/adapters/member-store.js';
-import { newDomainEvent, outboxWrite } from '../../shared/adapters/outbox.js';
+import { memberWrites } from '../../shared/adapters/member-store.js';
+import { outboxWrite } from '../../shared/adapters/outbox.js';
+import { retryOnTransactionConflict } from '../../shared/adapters/transaction-retry.js';
+import { commitWrite } from '../../shared/app/commit-write.js';
 import { newMember } from '../../shared/domain/member.js';
+import { newDomainEvent } from '../../shared/domain/webhook-events.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { commitWrite } from '../../shared/http/idempotency.js';
+import { writeRequestOf } from '../../shared/http/idempotency.js';
 import { parseJsonBody } from '../../shared/http/request.js';
 import { jsonResponse } from '../../shared/http/responses.js';
 import { newMemberBody } from '../../shared/schemas/members.js';
@@ -14,5 +17,8 @@ export const handler = apiHandler(async (event, caller) => {
   // A member holds categories only, no personal data, so the event carries it whole.
   const created = newDomainEvent('member.created', caller.organisationId, { ...member }, now);
   const writes = [...memberWrites(caller.organisationId, member), outboxWrite(created)];
-  return commitMemberTransaction(() => commitWrite(event, caller, writes, jsonResponse(201, member)));
+  // The organisation's member counters are in the transaction: a concurrent member write may hold them.
+  return retryOnTransactionConflict(() =>
+    commitWrite(writeRequestOf(event, caller), writes, jsonResponse(201, member)),
+  );
 });

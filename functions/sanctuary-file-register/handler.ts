@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { fileWrite } from '../../shared/adapters/sanctuary-file-store.js';
 import { timerWrite } from '../../shared/adapters/timer-store.js';
+import { commitWrite } from '../../shared/app/commit-write.js';
 import { fileView, registerFile } from '../../shared/domain/sanctuary-file.js';
 import { expiryTimer } from '../../shared/domain/timer.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { commitWrite } from '../../shared/http/idempotency.js';
+import { writeRequestOf } from '../../shared/http/idempotency.js';
 import { parseJsonBody } from '../../shared/http/request.js';
 import { jsonResponse } from '../../shared/http/responses.js';
 import { registerFileBody } from '../../shared/schemas/sanctuary-files.js';
@@ -18,5 +19,5 @@ export const handler = apiHandler(async (event, caller) => {
     timerWrite(expiryTimer(caller.organisationId, file), now),
   ];
   const response = jsonResponse(201, fileView(file), { Location: `${event.path}/${file.id}` });
-  return commitWrite(event, caller, writes, response);
+  return commitWrite(writeRequestOf(event, caller), writes, response);
 });

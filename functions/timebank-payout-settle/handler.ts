@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { memberExists } from '../../shared/adapters/member-reference.js';
-import { newDomainEvent, outboxWrite } from '../../shared/adapters/outbox.js';
+import { outboxWrite } from '../../shared/adapters/outbox.js';
 import { payoutWrite } from '../../shared/adapters/timebank-store.js';
+import { commitWrite } from '../../shared/app/commit-write.js';
 import { payoutEventData, settlePayout } from '../../shared/domain/timebank.js';
+import { newDomainEvent } from '../../shared/domain/webhook-events.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { commitWrite } from '../../shared/http/idempotency.js';
+import { writeRequestOf } from '../../shared/http/idempotency.js';
 import { parseJsonBody } from '../../shared/http/request.js';
 import { jsonResponse } from '../../shared/http/responses.js';
 import { settlePayoutBody } from '../../shared/schemas/timebank.js';
@@ -24,5 +26,5 @@ export const handler = apiHandler(async (event, caller) => {
     outboxWrite(settled),
   ];
   const response = jsonResponse(201, payout, { Location: `${event.path}/${payout.id}` });
-  return commitWrite(event, caller, writes, response);
+  return commitWrite(writeRequestOf(event, caller), writes, response);
 });

@@ -1,5 +1,5 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { fireDueTimers, type TimerRun } from '../../shared/adapters/due-timers.js';
+import { fireDueTimers, type TimerRun } from '../../shared/app/fire-due-timers.js';
 import { logger } from '../../shared/observability.js';
 
 /** Stop taking new pages this long before the timeout; what is left is due for the next run. */

@@ -1,10 +1,11 @@
 import { secretCipher } from '../../shared/adapters/secret-cipher.js';
 import { prepareWebhookEndpoint } from '../../shared/adapters/webhook-endpoint-store.js';
 import { assertAcceptableWebhookUrl } from '../../shared/adapters/webhook-sender.js';
+import { commitWrite } from '../../shared/app/commit-write.js';
 import type { WebhookEventName } from '../../shared/domain/webhook-events.js';
 import { webhookEndpointView } from '../../shared/domain/webhook-view.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { commitWrite } from '../../shared/http/idempotency.js';
+import { writeRequestOf } from '../../shared/http/idempotency.js';
 import { parseJsonBody } from '../../shared/http/request.js';
 import { jsonResponse } from '../../shared/http/responses.js';
 import { createWebhookBody } from '../../shared/schemas/webhook-endpoints.js';
@@ -24,7 +25,7 @@ export const handler = apiHandler(
       { Location: `${event.path}/${endpoint.id}` },
     );
     // The response holds the secret, so a replayable copy of it is stored encrypted.
-    return commitWrite(event, caller, [write], response, secretCipher());
+    return commitWrite(writeRequestOf(event, caller), [write], response, secretCipher());
   },
   { cipher: secretCipher },
 );

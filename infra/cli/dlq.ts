@@ -10,7 +10,7 @@ import {
 import { latestAttempt } from '../../shared/adapters/delivery-log.js';
 import { createSqsClient } from '../../shared/adapters/sqs.js';
 import { parseDeliveryMessage } from '../../shared/schemas/delivery-message.js';
-import { dataDir, readStackInfo } from '../local/stack-file.js';
+import { dataDir, readStackInfo } from '../../shared/topology/local-stack.js';
 import { CliError } from './target.js';
 
 /** Where `mis dlq` acts: the delivery queue and its dead-letter queue, and a client for them. */

@@ -5,6 +5,7 @@ import { createWebhookEndpoint } from '../../shared/adapters/webhook-endpoint-st
 import { assertAcceptableWebhookUrl } from '../../shared/adapters/webhook-sender.js';
 import { DomainError, ValidationError } from '../../shared/domain/errors.js';
 import { TIERS, type Tier } from '../../shared/domain/organisation.js';
+import { MAX_DELIVERY_ATTEMPTS } from '../../shared/domain/retry-schedule.js';
 import { parseScopes } from '../../shared/domain/token.js';
 import {
   isWebhookEventName,
@@ -22,7 +23,7 @@ const USAGE = `Usage: mis <command> [options]   (add --json for machine-readable
   token list --org <orgId>
   token revoke <tokenId>
   webhook add --org <orgId> --url <url> [--events a,b]
-  dlq list                    deliveries that failed six times, with their last error
+  dlq list                    deliveries that failed ${MAX_DELIVERY_ATTEMPTS} times, with their last error
   dlq redrive                 sends them back for delivery (same delivery id; attempts count from 1 again)
 
 Acts on the running local stack (npm start; DATA_DIR tells where it keeps its state), or on a

@@ -1,8 +1,11 @@
 import { APIGatewayClient, FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { FLUSH_CACHE_PATH } from '../local/gateway.js';
-import { localSecretKey } from '../local/secret-key.js';
-import { dataDir, readStackInfo } from '../local/stack-file.js';
+import {
+  dataDir,
+  FLUSH_CACHE_PATH,
+  localSecretKey,
+  readStackInfo,
+} from '../../shared/topology/local-stack.js';
 
 export class CliError extends Error {}
 

@@ -7,7 +7,7 @@ import {
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
-import { createTableInput, TABLE } from '../../shared/adapters/table.js';
+import { createTableInput, TABLE } from '../../shared/topology/table.js';
 
 /** How long a new index may take to build from the items already there (DynamoDB Local: seconds). */
 const INDEX_BUILD_TIMEOUT_MS = 120_000;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DELIVERY_RULE_PATTERN } from '../../shared/adapters/event-bus.js';
 import { logger } from '../../shared/observability.js';
+import { DELIVERY_RULE_PATTERN } from '../../shared/topology/event-bus.js';
 
 /** EventBridge's own limits, checked here so that the local bus refuses what AWS would refuse. */
 const MAX_ENTRIES = 10;

@@ -8,11 +8,12 @@ import type {
   Context,
 } from 'aws-lambda';
 import { BASE_PATH, tokenTag } from '../../shared/config.js';
-import { AUTHORIZER_CACHE_SECONDS } from '../../shared/domain/authorizer-policy.js';
 import { bearerHeaderPattern } from '../../shared/domain/token.js';
 import { problem, problemResponse, WWW_AUTHENTICATE_BEARER } from '../../shared/http/problem.js';
 import { logger } from '../../shared/observability.js';
-import { matchPath, type Route, routes } from '../../shared/routes.js';
+import { FLUSH_CACHE_PATH } from '../../shared/topology/local-stack.js';
+import { matchPath, type Route, routes } from '../../shared/topology/routes.js';
+import { AUTHORIZER_CACHE_SECONDS } from '../../shared/topology/timeouts.js';
 import { lambdaContext } from './lambda-context.js';
 import { policyAllows } from './policy.js';
 
@@ -30,9 +31,6 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
 const ACCOUNT = '000000000000';
 const API_ID = 'local';
 const STAGE = 'local';
-
-/** Path used by `mis token revoke` to flush the cache, as FlushStageAuthorizersCache does on AWS. */
-export const FLUSH_CACHE_PATH = '/__local/authorizer-cache';
 
 interface CachedDecision {
   result: APIGatewayAuthorizerResult;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { TIMERS_FUNCTION_TIMEOUT_SECONDS } from '../../shared/domain/timer.js';
 import { logger } from '../../shared/observability.js';
-import { TIMERS_FUNCTION } from '../../shared/routes.js';
+import { TIMERS_FUNCTION } from '../../shared/topology/routes.js';
+import { TIMERS_FUNCTION_TIMEOUT_SECONDS } from '../../shared/topology/timeouts.js';
 import { lambdaContext } from './lambda-context.js';
 import { LocalStackError } from './local-stack-error.js';
 

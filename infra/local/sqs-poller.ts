@@ -6,9 +6,10 @@ import {
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
-import { DELIVERY_FUNCTION_TIMEOUT_SECONDS, DELIVERY_QUEUE } from '../../shared/adapters/queues.js';
 import { createSqsClient } from '../../shared/adapters/sqs.js';
 import { logger } from '../../shared/observability.js';
+import { DELIVERY_QUEUE } from '../../shared/topology/queues.js';
+import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../../shared/topology/timeouts.js';
 import { lambdaContext } from './lambda-context.js';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
@@ -85,7 +86,7 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
   );
   const eventSourceARN = Attributes?.QueueArn ?? '';
   const awsRegion = eventSourceARN.split(':')[3] ?? 'local';
-  const functionName = options.functionName ?? 'webhook-delivery';
+  const functionName = options.functionName ?? 'deliver-webhook';
   const abort = new AbortController();
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {

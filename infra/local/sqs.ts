@@ -8,9 +8,9 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { startFauxqs } from 'fauxqs';
-import { DELIVERY_QUEUE } from '../../shared/adapters/queues.js';
 import { createSqsClient, LOCAL_SQS_REGION } from '../../shared/adapters/sqs.js';
 import { MAX_VISIBILITY_SECONDS } from '../../shared/domain/retry-schedule.js';
+import { DELIVERY_QUEUE } from '../../shared/topology/queues.js';
 import { LocalStackError } from './local-stack-error.js';
 
 export interface LocalSqs {

@@ -5,12 +5,18 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createSqsClient } from '../../shared/adapters/sqs.js';
 import { BASE_PATH } from '../../shared/config.js';
 import {
+  dataDir,
+  localSecretKey,
+  removeStackInfo,
+  writeStackInfo,
+} from '../../shared/topology/local-stack.js';
+import {
   AUTHORIZER_FUNCTION,
   DELIVERY_FUNCTION,
   functionNames,
   RELAY_FUNCTION,
   TIMERS_FUNCTION,
-} from '../../shared/routes.js';
+} from '../../shared/topology/routes.js';
 import { assertJava, startDynamoDbLocal } from './dynamodb-local.js';
 import { ensureTable } from './ensure-table.js';
 import { startLocalEventBus } from './event-bus.js';
@@ -18,10 +24,8 @@ import { createGateway, type ProxyHandler, type TokenAuthorizer } from './gatewa
 import { LocalStackError } from './local-stack-error.js';
 import { assertPortFree } from './ports.js';
 import { type ScheduledHandler, startTimerSchedule } from './schedule-poller.js';
-import { localSecretKey } from './secret-key.js';
 import { startLocalSqs } from './sqs.js';
 import { type SqsHandler, startSqsPoller } from './sqs-poller.js';
-import { dataDir, removeStackInfo, writeStackInfo } from './stack-file.js';
 import { type StreamHandler, startStreamPoller } from './stream-poller.js';
 
 const port = Number(process.env.PORT || 3000);

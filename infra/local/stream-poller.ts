@@ -8,8 +8,8 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { OUTBOX_STREAM_FILTER } from '../../shared/adapters/outbox.js';
 import { logger } from '../../shared/observability.js';
+import { OUTBOX_STREAM_FILTER } from '../../shared/topology/stream-filter.js';
 
 export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
 

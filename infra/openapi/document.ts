@@ -10,13 +10,13 @@ import { API_VERSION } from '../../shared/config.js';
 import { WEBHOOK_EVENT_NAMES } from '../../shared/domain/webhook-events.js';
 import { PROBLEM_CONTENT_TYPE } from '../../shared/http/problem.js';
 import { MAX_BODY_BYTES } from '../../shared/http/request.js';
-import { type Route, routes } from '../../shared/routes.js';
 import { problemSchema } from '../../shared/schemas/common.js';
 import {
   webhookEventDescriptions,
   webhookHeaderSchema,
   webhookPayloadSchemas,
 } from '../../shared/schemas/webhooks.js';
+import { type Route, routeKey, routes } from '../../shared/topology/routes.js';
 import { OPERATIONS, type OperationSpec, TAGS } from './operations.js';
 
 type HeaderObject = oas31.HeaderObject;
@@ -162,7 +162,7 @@ function responsesFor(route: Route, spec: OperationSpec): ZodOpenApiResponsesObj
   };
   const contentType = spec.success.contentType ?? 'application/json';
   const responses: ZodOpenApiResponsesObject = {
-    [spec.undocumented ? 'default' : (String(spec.success.status) as '200')]: {
+    [String(spec.success.status) as '200']: {
       description: spec.success.description,
       headers: successHeaders,
       ...(spec.success.schema ? { content: { [contentType]: { schema: spec.success.schema } } } : {}),
@@ -214,7 +214,6 @@ function operationFor(route: Route, spec: OperationSpec): ZodOpenApiOperationObj
     tags: [spec.tag],
     ...(route.access === 'public' ? { security: [] } : {}),
     ...(route.access === 'read' || route.access === 'write' ? { 'x-required-scope': route.access } : {}),
-    ...(spec.undocumented ? { 'x-undocumented': true } : {}),
     parameters,
     ...(hasQueryParameters && spec.query ? { requestParams: { query: spec.query } } : {}),
     ...(spec.body
@@ -280,34 +279,14 @@ const DESCRIPTION = `The public interface of an association's organisation-manag
 
 **Servers.** On AWS the base URL is the API Gateway stage URL (or a custom domain) followed by \`/api/public/v1\`; the local stack (\`npm start\`) serves \`http://localhost:3000/api/public/v1\`. The document served at \`/openapi.json\` names the address it was fetched from.`;
 
-/** A route nobody described yet still appears, so the document lists every path; a test fails until it is described. */
-function placeholderFor(route: Route): OperationSpec {
-  const tag = Object.keys(TAGS).find((name) => route.path.toLowerCase().startsWith(`/${name.toLowerCase()}`));
-  return {
-    operationId: `${route.method.toLowerCase()}${route.path.replace(/\{(\w+)\}/g, 'By-$1').replace(/[/.+-](\w)/g, (_, c: string) => c.toUpperCase())}`,
-    tag: (tag ?? 'Health') as OperationSpec['tag'],
-    description: 'Not described yet: the route has no entry in infra/openapi/operations.ts.',
-    success: { status: 200, description: 'Not described yet.' },
-    undocumented: true,
-  };
-}
-
 export interface BuiltDocument {
   document: ReturnType<typeof createDocument>;
-  /** Routes with no entry in operations.ts; the document cannot be complete while any is listed. */
-  undocumented: string[];
 }
 
 export function buildOpenApiDocument(): BuiltDocument {
-  const undocumented: string[] = [];
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {
-    const key = `${route.method} ${route.path}`;
-    let spec = OPERATIONS[key];
-    if (!spec) {
-      undocumented.push(key);
-      spec = placeholderFor(route);
-    }
+    const spec = OPERATIONS[routeKey(route)];
     if (spec.hidden) continue;
     const item = paths[route.path] ?? {};
     paths[route.path] = item;
@@ -349,5 +328,5 @@ export function buildOpenApiDocument(): BuiltDocument {
     },
     { override: dropFormatPatterns },
   );
-  return { document, undocumented };
+  return { document };
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { WEBHOOK_EVENT_NAMES } from '../../shared/domain/webhook-events.js';
 import { described } from '../../shared/schemas/common.js';
 import { contributionSchema, newContributionBody } from '../../shared/schemas/contributions.js';
 import { eventListSchema, eventSchema, eventsQuery, newEventBody } from '../../shared/schemas/events.js';
@@ -21,9 +22,10 @@ import {
   webhookEndpointListSchema,
 } from '../../shared/schemas/webhook-endpoint-views.js';
 import { createWebhookBody } from '../../shared/schemas/webhook-endpoints.js';
+import type { RouteKey } from '../../shared/topology/routes.js';
 
 /**
- * What the OpenAPI document says about each route of `shared/routes.ts` beyond the route itself
+ * What the OpenAPI document says about each route of `shared/topology/routes.ts` beyond the route itself
  * (method, path, access and summary come from the route table). Keyed by `METHOD path`: the
  * generator walks the route table and refuses to finish without an entry for every route, so a
  * new route cannot be left out of the document.
@@ -49,8 +51,6 @@ export interface OperationSpec {
   problems?: Partial<Record<404 | 409, string>>;
   /** Served, but not part of the API's description (the console's static files). */
   hidden?: boolean;
-  /** Set by the generator for a route without an entry here: the path is listed, its answers are not described. */
-  undocumented?: boolean;
 }
 
 export const TAGS = {
@@ -72,7 +72,7 @@ const openApiDocumentSchema = described(
   { description: 'An OpenAPI 3.1 document.' },
 );
 
-export const OPERATIONS: Record<string, OperationSpec> = {
+export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'GET /ping': {
     operationId: 'ping',
     tag: 'Health',
@@ -211,7 +211,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'createWebhookEndpoint',
     tag: 'Webhooks',
     description:
-      'Registers an endpoint for the named events (all nine when `events` is left out). The URL must be https and must not point at a private, loopback, link-local or metadata address (the local stack allows http and loopback). The signing secret is in this response only.',
+      `Registers an endpoint for the named events (all ${WEBHOOK_EVENT_NAMES.length} when \`events\` is left out). ` +
+      'The URL must be https and must not point at a private, loopback, link-local or metadata address (the local stack allows http and loopback). The signing secret is in this response only.',
     body: createWebhookBody,
     success: {
       status: 201,

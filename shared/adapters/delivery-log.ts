@@ -1,33 +1,11 @@
 import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
+import type { DeliveryAttempt, DeliveryErrorClass } from '../domain/delivery-attempt.js';
 import { InvalidCursorError, ValidationError } from '../domain/errors.js';
 import type { WebhookEventName } from '../domain/webhook-events.js';
 import { dynamodb, tableName } from './dynamodb.js';
 import { keys } from './keys.js';
-import type { DeliveryErrorClass } from './webhook-sender.js';
-
-export type DeliveryOutcome = 'succeeded' | 'retry_scheduled' | 'failed' | 'endpoint_disabled' | 'skipped';
-
-/** One attempt to deliver one event to one endpoint, as subscribers and operators see it. */
-export interface DeliveryAttempt {
-  organisationId: string;
-  endpointId: string;
-  deliveryId: string;
-  eventId: string;
-  event: WebhookEventName;
-  /** SQS's receive count; restarts at 1 after a redrive from the dead-letter queue. */
-  attempt: number;
-  /** ISO 8601 UTC, when the attempt started. */
-  at: string;
-  outcome: DeliveryOutcome;
-  statusCode?: number;
-  errorClass?: DeliveryErrorClass;
-  latencyMs: number;
-  responseExcerpt?: string;
-  /** ISO 8601 UTC, for `retry_scheduled`. */
-  nextAttemptAt?: string;
-}
 
 /** Attempts are kept for a month; DynamoDB's TTL removes them afterwards (nothing depends on it). */
 export const DELIVERY_LOG_RETENTION_DAYS = 30;

@@ -1,7 +1,7 @@
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { requireEnv } from '../config.js';
 import type { DeliveryMessage } from '../domain/webhook-events.js';
-import { DELIVERY_DETAIL_TYPE, EVENT_SOURCE, PUT_EVENTS_BATCH } from './event-bus.js';
+import { DELIVERY_DETAIL_TYPE, EVENT_SOURCE, PUT_EVENTS_BATCH } from '../topology/event-bus.js';
 
 /** `EVENTBRIDGE_ENDPOINT` is set only by the local stack, whose in-process bus speaks PutEvents. */
 function createClient(): EventBridgeClient {

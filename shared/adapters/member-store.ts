@@ -72,13 +72,9 @@ export function memberWrites(organisationId: string, member: Member): Transactio
   ];
 }
 
-/** Commits a transaction that includes the counters, retried when a concurrent member write held them. */
-export function commitMemberTransaction<T>(commit: () => Promise<T>): Promise<T> {
-  return retryOnTransactionConflict(commit);
-}
-
 export async function recordMember(organisationId: string, member: Member): Promise<void> {
-  await commitMemberTransaction(() => commitTransaction(memberWrites(organisationId, member)));
+  // The counters are shared by every member write: a concurrent one may hold them for a moment.
+  await retryOnTransactionConflict(() => commitTransaction(memberWrites(organisationId, member)));
 }
 
 /**

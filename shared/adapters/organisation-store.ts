@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { type Organisation, rateLimitFor, type Tier } from '../domain/organisation.js';
+import { effectiveRateLimit, type Organisation, rateLimitFor, type Tier } from '../domain/organisation.js';
 import { dynamodb, tableName } from './dynamodb.js';
 import { keys } from './keys.js';
 
@@ -21,10 +21,14 @@ export async function createOrganisation(input: NewOrganisation, now = new Date(
     rateLimitPerMinute: rateLimitFor(input.tier, input.rateLimitPerMinute),
     createdAt: now.toISOString(),
   };
+  // The limit is stored only when it is the organisation's own; the standard one is derived on read.
+  const { rateLimitPerMinute, ...stored } = organisation;
+  const own =
+    input.tier === 'enterprise' && input.rateLimitPerMinute !== undefined ? { rateLimitPerMinute } : {};
   await dynamodb().send(
     new PutItemCommand({
       TableName: tableName(),
-      Item: marshall({ ...keys.organisation(organisation.id), kind: 'organisation', ...organisation }),
+      Item: marshall({ ...keys.organisation(organisation.id), kind: 'organisation', ...stored, ...own }),
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -41,5 +45,5 @@ export async function getOrganisation(id: string): Promise<Organisation | undefi
   );
   if (!Item) return undefined;
   const { name, tier, rateLimitPerMinute, createdAt } = unmarshall(Item);
-  return { id, name, tier, rateLimitPerMinute, createdAt };
+  return { id, name, tier, rateLimitPerMinute: effectiveRateLimit(tier, rateLimitPerMinute), createdAt };
 }

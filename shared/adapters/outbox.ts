@@ -7,24 +7,6 @@ import type { TransactionItem } from './transaction.js';
 /** Outbox items are relayed within seconds; a week's margin before TTL may drop them. */
 const OUTBOX_RETENTION_SECONDS = 7 * 24 * 3600;
 
-/**
- * Only new outbox items reach the relay. Lambda's event source mapping filters the stream with this
- * pattern on AWS, and the local stream poller applies the same one.
- */
-export const OUTBOX_STREAM_FILTER = {
-  eventName: ['INSERT'],
-  dynamodb: { NewImage: { kind: { S: ['outbox'] } } },
-} as const;
-
-export function newDomainEvent(
-  event: WebhookEventName,
-  organisationId: string,
-  data: Record<string, unknown>,
-  now: Date,
-): DomainEvent {
-  return { eventId: randomUUID(), event, organisationId, occurredAt: now.toISOString(), data };
-}
-
 export function outboxWrite(event: DomainEvent): TransactionItem {
   return {
     write: {

@@ -2,18 +2,22 @@ import { paginateQuery } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Incident } from '../domain/incident.js';
 import { isOpenForNotification } from '../domain/incident.js';
-import { deadlineTimer, TIMER_SHARDS, type Timer, timerShard } from '../domain/timer.js';
+import { deadlineTimer, TIMER_SHARDS, type Timer, type TimerKind, timerShard } from '../domain/timer.js';
 import { dynamodb, tableName } from './dynamodb.js';
 import { keys } from './keys.js';
 import type { TransactionItem } from './transaction.js';
 
-/** The sparse index of `shared/adapters/table.ts`: partition `timerPartition`, sort `dueAt`. */
+/** The sparse index of `shared/topology/table.ts`: partition `timerPartition`, sort `dueAt`. */
 export const TIMERS_INDEX = 'timers';
 
+/** A timer sits beside what it is due for; a new kind must say where. */
+const TIMER_KEYS = {
+  'incident-deadline': keys.incidentDeadlineTimer,
+  'file-expiry': keys.fileExpiryTimer,
+} satisfies Record<TimerKind, (organisationId: string, resourceId: string) => { pk: string; sk: string }>;
+
 function timerKey(timer: Pick<Timer, 'kind' | 'organisationId' | 'resourceId'>) {
-  return timer.kind === 'incident-deadline'
-    ? keys.incidentDeadlineTimer(timer.organisationId, timer.resourceId)
-    : keys.fileExpiryTimer(timer.organisationId, timer.resourceId);
+  return TIMER_KEYS[timer.kind](timer.organisationId, timer.resourceId);
 }
 
 /**

@@ -3,6 +3,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { classifyAddress, isBlockedAddress, isIpLiteral } from '../domain/address-guard.js';
+import type { DeliveryErrorClass } from '../domain/delivery-attempt.js';
 import { ValidationError } from '../domain/errors.js';
 
 /** A 2xx within this time is a success (INTERFACE.md); connect, TLS and the answer all count. */
@@ -10,19 +11,6 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Enough of a subscriber's answer to debug with; the rest is never read. */
 export const RESPONSE_EXCERPT_BYTES = 512;
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
-
-export type DeliveryErrorClass =
-  | 'timeout'
-  | 'connection_reset'
-  | 'connection_refused'
-  | 'dns'
-  | 'blocked_address'
-  | 'tls'
-  | 'redirect'
-  | 'http_error'
-  | 'invalid_url'
-  | 'protocol_error'
-  | 'network';
 
 export interface SendResult {
   /** A 2xx answer. */

@@ -29,10 +29,3 @@ export function allowWholeApi(methodArn: string, caller: CallerContext): APIGate
     context: { ...caller },
   };
 }
-
-/**
- * How long API Gateway (and the local gateway) reuse an authorizer decision for the same header.
- * It bounds how long a revoked token keeps working unless the cache is flushed, which `mis token
- * revoke` does; it also bounds how stale `lastUsedAt` may be.
- */
-export const AUTHORIZER_CACHE_SECONDS = 60;

@@ -13,6 +13,14 @@ export interface Organisation {
   createdAt: string;
 }
 
+/**
+ * The limit an organisation's tokens get: its own for an enterprise organisation that has one, else
+ * the standard. Only an own limit is stored, so a change of the standard applies to everyone on it.
+ */
+export function effectiveRateLimit(tier: Tier, own: number | undefined): number {
+  return tier === 'enterprise' && own !== undefined ? own : STANDARD_RATE_LIMIT;
+}
+
 /** Standard organisations always get the default; only the enterprise tier has a configured value. */
 export function rateLimitFor(tier: Tier, requested?: number): number {
   if (requested === undefined) return STANDARD_RATE_LIMIT;

@@ -7,6 +7,12 @@ export const MAX_VISIBILITY_SECONDS = 43_200;
 /** 30 s × 5ⁿ: about 30 s, 2.5 min, 12.5 min, 1 h, 5 h before retries 1 to 5. */
 export const DEFAULT_RETRY_DELAYS: readonly number[] = [30, 150, 750, 3750, 18_750];
 
+/**
+ * Six attempts in all ("retried up to five times"): the first and one after each delay. The queue's
+ * redrive policy moves a message to the dead-letter queue after this many receives.
+ */
+export const MAX_DELIVERY_ATTEMPTS = DEFAULT_RETRY_DELAYS.length + 1;
+
 /** ±20 %, so that deliveries that failed together do not all come back in the same second. */
 export const RETRY_JITTER = 0.2;
 

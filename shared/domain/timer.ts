@@ -48,6 +48,3 @@ export function expiryTimer(organisationId: string, file: SanctuaryFile): Timer 
 export function isDue(timer: Timer, now: Date): boolean {
   return timer.dueAt <= now.toISOString();
 }
-
-/** The timers function's timeout: a run finishes within the minute between two scheduled runs. */
-export const TIMERS_FUNCTION_TIMEOUT_SECONDS = 50;

@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 /**
- * The nine webhook events of spec section 6.3 and the key under which each payload carries its
+ * The webhook events of spec section 6.3 and the key under which each payload carries its
  * resource: `{event, organisationId, <resourceKey>: {...}, attempt}`.
  */
 export const WEBHOOK_EVENTS = {
@@ -48,4 +49,13 @@ export function webhookBody(message: DomainEvent, attempt: number): string {
     [WEBHOOK_EVENTS[message.event]]: message.data,
     attempt,
   });
+}
+
+export function newDomainEvent(
+  event: WebhookEventName,
+  organisationId: string,
+  data: Record<string, unknown>,
+  now: Date,
+): DomainEvent {
+  return { eventId: randomUUID(), event, organisationId, occurredAt: now.toISOString(), data };
 }

@@ -1,9 +1,10 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { SecretCipher } from '../adapters/secret-cipher.js';
+import { storedResponseFor } from '../app/commit-write.js';
 import type { CallerContext } from '../domain/authorizer-policy.js';
 import { callerOf } from './caller.js';
-import { replayFor } from './idempotency.js';
+import { writeRequestOf } from './idempotency.js';
 import { problemErrors, rateLimit, requireScope } from './middlewares.js';
 
 export type ApiFunction = (
@@ -29,6 +30,8 @@ export function apiHandler(fn: ApiFunction, options: ApiHandlerOptions = {}) {
     .handler(async (event) => {
       const caller = callerOf(event);
       // A POST repeated with its Idempotency-Key gets the first response and changes nothing.
-      return (await replayFor(event, caller, options.cipher?.())) ?? fn(event, caller);
+      return (
+        (await storedResponseFor(writeRequestOf(event, caller), options.cipher?.())) ?? fn(event, caller)
+      );
     });
 }

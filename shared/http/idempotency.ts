@@ -1,15 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import {
-  findStoredResponse,
-  IdempotencyRaceError,
-  type IdempotentRequest,
-  idempotencyWrite,
-} from '../adapters/idempotency-store.js';
-import type { SecretCipher } from '../adapters/secret-cipher.js';
-import { commitTransaction, type TransactionItem } from '../adapters/transaction.js';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { IdempotentRequest } from '../adapters/idempotency-store.js';
+import type { WriteRequest } from '../app/commit-write.js';
 import type { CallerContext } from '../domain/authorizer-policy.js';
-import { ConflictError, ValidationError } from '../domain/errors.js';
+import { ValidationError } from '../domain/errors.js';
 import { requestHeader } from './request.js';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -30,48 +24,8 @@ export function idempotentRequestOf(event: APIGatewayProxyEvent): IdempotentRequ
   return { keyHash: createHash('sha256').update(key).digest('hex'), fingerprint };
 }
 
-/** The first response again, or a 409 when the key was used for a different request. */
-export async function replayFor(
-  event: APIGatewayProxyEvent,
-  caller: CallerContext,
-  cipher?: SecretCipher,
-): Promise<APIGatewayProxyResult | undefined> {
-  const request = idempotentRequestOf(event);
-  if (!request) return undefined;
-  const stored = await findStoredResponse(caller.organisationId, request.keyHash, cipher);
-  if (!stored) return undefined;
-  if (stored.fingerprint !== request.fingerprint) {
-    throw new ConflictError(
-      'This Idempotency-Key was already used with a different request; use a new key for a new request.',
-      'idempotency_conflict',
-    );
-  }
-  return { ...stored.response, headers: { ...stored.response.headers, 'Idempotent-Replayed': 'true' } };
-}
-
-/**
- * Commits a write and, when the request has an Idempotency-Key, its response in the same
- * transaction. If a concurrent request with the same key won the race, its response is returned.
- */
-export async function commitWrite(
-  event: APIGatewayProxyEvent,
-  caller: CallerContext,
-  items: TransactionItem[],
-  response: APIGatewayProxyResult,
-  /** For a response that holds a secret: its replayable copy is stored encrypted. */
-  cipher?: SecretCipher,
-): Promise<APIGatewayProxyResult> {
-  const request = idempotentRequestOf(event);
-  const all = request
-    ? [...items, await idempotencyWrite(caller.organisationId, request, response, cipher)]
-    : items;
-  try {
-    await commitTransaction(all);
-    return response;
-  } catch (error) {
-    if (!(error instanceof IdempotencyRaceError)) throw error;
-    const replay = await replayFor(event, caller, cipher);
-    if (!replay) throw error;
-    return replay;
-  }
+/** What the write path needs to know of a request: the caller's organisation and its Idempotency-Key. */
+export function writeRequestOf(event: APIGatewayProxyEvent, caller: CallerContext): WriteRequest {
+  const idempotency = idempotentRequestOf(event);
+  return { organisationId: caller.organisationId, ...(idempotency ? { idempotency } : {}) };
 }

@@ -5,7 +5,7 @@ import { BASE_PATH } from '../config.js';
 import { DomainError, InsufficientScopeError, RateLimitedError } from '../domain/errors.js';
 import type { RateDecision } from '../domain/rate-window.js';
 import { logger } from '../observability.js';
-import { findRoute } from '../routes.js';
+import { findRoute } from '../topology/routes.js';
 import { callerOf, hasScope } from './caller.js';
 import { problemForError } from './problem.js';
 

@@ -5,6 +5,8 @@ export const createWebhookBody = z.strictObject({
   url: z.string().check(z.minLength(1), z.maxLength(2048)),
   /** Names of the events to receive; every event when omitted. */
   events: z.optional(
-    z.array(z.enum(WEBHOOK_EVENT_NAMES as [string, ...string[]])).check(z.minLength(1), z.maxLength(9)),
+    z
+      .array(z.enum(WEBHOOK_EVENT_NAMES as [string, ...string[]]))
+      .check(z.minLength(1), z.maxLength(WEBHOOK_EVENT_NAMES.length)),
   ),
 });

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { CATEGORIES, SEVERITIES, STATUSES } from '../domain/incident.js';
+import { MAX_DELIVERY_ATTEMPTS } from '../domain/retry-schedule.js';
 import { WEBHOOK_EVENT_NAMES, WEBHOOK_EVENTS, type WebhookEventName } from '../domain/webhook-events.js';
 import { calendarDate, described, instant, uuid } from './common.js';
 
@@ -96,8 +97,8 @@ function payloadSchema<E extends WebhookEventName>(event: E) {
       event: z.literal(event),
       organisationId: uuid('The organisation the event belongs to.'),
       [resourceKey]: resources[resourceKey],
-      attempt: described(z.int().check(z.minimum(1), z.maximum(6)), {
-        description: 'Delivery attempt, 1 on the first try; up to 6 (five retries).',
+      attempt: described(z.int().check(z.minimum(1), z.maximum(MAX_DELIVERY_ATTEMPTS)), {
+        description: `Delivery attempt, 1 on the first try; up to ${MAX_DELIVERY_ATTEMPTS} (${MAX_DELIVERY_ATTEMPTS - 1} retries).`,
       }),
     }),
     { id: pascal(event), description: EVENT_DESCRIPTIONS[event] },

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type LocalStackInfo, readStackInfo } from '../../infra/local/stack-file.js';
+import { type LocalStackInfo, readStackInfo } from '../../shared/topology/local-stack.js';
 import { mis, type RunningStack, startLocalStack } from '../support/local-stack.js';
 import { onCleanup } from './cleanup.js';
 import type { BenchCaller } from './scenarios.js';

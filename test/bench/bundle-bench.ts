@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
-import { esbuildOptions, functionEntry, PROJECT_ROOT } from '../../infra/bundling.js';
+import { esbuildOptions, functionEntry, PROJECT_ROOT } from '../../infra/cdk/bundling.js';
 import { onCleanup } from './cleanup.js';
 import { BUNDLE_TARGETS, INIT_RUNS } from './settings.js';
 
@@ -53,7 +53,7 @@ const IMPORT_PROBE =
   'process.stdout.write(JSON.stringify({ ms: performance.now() - t }));';
 
 /**
- * What Lambda and infra/stack.ts give a function at init, with placeholder values: a module that
+ * What Lambda and infra/cdk/stack.ts give a function at init, with placeholder values: a module that
  * reads its configuration at load (fail fast) finds it. A variable missing here makes that
  * function's import fail with its own message, reported as a failed measurement.
  */

@@ -1,5 +1,5 @@
 import { BASE_PATH } from '../../shared/config.js';
-import { routes } from '../../shared/routes.js';
+import { routes } from '../../shared/topology/routes.js';
 import { type BenchStack, newCaller } from './bench-stack.js';
 import { onCleanup } from './cleanup.js';
 import { startFloor } from './floor-process.js';
@@ -23,7 +23,7 @@ export interface ScenarioFigures {
 
 export interface HttpReport {
   scenarios: ScenarioFigures[];
-  /** GET routes of shared/routes.ts that no scenario measures. */
+  /** GET routes of shared/topology/routes.ts that no scenario measures. */
   unmeasuredRoutes: string[];
 }
 

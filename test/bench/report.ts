@@ -70,9 +70,9 @@ export function bundleSection(report: BundleReport): string {
   );
   const maps = report.sourceMapCost;
   return [
-    "Bundles: esbuild with infra/bundling.ts's options; size excludes the source map (1 KB = 1024 bytes).",
+    "Bundles: esbuild with infra/cdk/bundling.ts's options; size excludes the source map (1 KB = 1024 bytes).",
     `Init: median over ${INIT_RUNS} fresh \`node\` processes of performance.now() around \`await import()\` of`,
-    'the bundle, with NODE_OPTIONS=--enable-source-maps and the environment infra/stack.ts sets, as deployed.',
+    'the bundle, with NODE_OPTIONS=--enable-source-maps and the environment infra/cdk/stack.ts sets, as deployed.',
     '',
     table(
       [

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { AUTHORIZER_FUNCTION, functionNames } from '../../shared/routes.js';
+import { AUTHORIZER_FUNCTION, functionNames } from '../../shared/topology/routes.js';
 import { startBenchStack } from './bench-stack.js';
 import { benchBundles, functionFolders } from './bundle-bench.js';
 import { cleanUp, cleanUpOnSignals } from './cleanup.js';

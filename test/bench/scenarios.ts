@@ -33,7 +33,7 @@ export type PathParams = Record<string, string>;
 export interface Scenario {
   /** Shown in the report; says what was seeded when that matters. */
   name: string;
-  /** GET route under the base path, exactly as in shared/routes.ts (`{name}` for a path parameter). */
+  /** GET route under the base path, exactly as in shared/topology/routes.ts (`{name}` for a path parameter). */
   path: string;
   /** Scopes of the caller's token. */
   scopes: string;

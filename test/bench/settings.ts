@@ -1,4 +1,4 @@
-import { DELIVERY_QUEUE } from '../../shared/adapters/queues.js';
+import { DELIVERY_QUEUE } from '../../shared/topology/queues.js';
 
 /**
  * Every timing goal and load setting of the benchmark, in one place. Tests never assert timings:

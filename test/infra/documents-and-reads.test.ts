@@ -6,11 +6,11 @@ import { promisify } from 'node:util';
 import { App, Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { BUNDLED_FILES } from '../../infra/bundled-files.js';
-import { copyCommands, ServiceFunction } from '../../infra/constructs/service-function.js';
-import { stageSettings } from '../../infra/stage.js';
+import { BUNDLED_FILES } from '../../infra/cdk/bundled-files.js';
+import { copyCommands, ServiceFunction } from '../../infra/cdk/constructs/service-function.js';
+import { stageSettings } from '../../infra/cdk/stage.js';
 import { BASE_PATH } from '../../shared/config.js';
-import { routes } from '../../shared/routes.js';
+import { routes } from '../../shared/topology/routes.js';
 import { type Resource, settingsOnlyTemplate, templateLookups } from '../support/template.js';
 
 let template: Template;

@@ -5,14 +5,14 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ESM_REQUIRE_BANNER, esbuildOptions, functionEntry } from '../../infra/bundling.js';
-import { createServiceApp } from '../../infra/service-app.js';
-import { TABLE } from '../../shared/adapters/table.js';
+import { ESM_REQUIRE_BANNER, esbuildOptions, functionEntry } from '../../infra/cdk/bundling.js';
+import { createServiceApp } from '../../infra/cdk/service-app.js';
 import { BASE_PATH, tokenTag } from '../../shared/config.js';
-import { AUTHORIZER_CACHE_SECONDS } from '../../shared/domain/authorizer-policy.js';
 import { bearerHeaderPattern } from '../../shared/domain/token.js';
 import { PROBLEM_CONTENT_TYPE, WWW_AUTHENTICATE_BEARER } from '../../shared/http/problem.js';
-import { AUTHORIZER_FUNCTION, allFunctionNames, routes } from '../../shared/routes.js';
+import { AUTHORIZER_FUNCTION, allFunctionNames, routes } from '../../shared/topology/routes.js';
+import { TABLE } from '../../shared/topology/table.js';
+import { AUTHORIZER_CACHE_SECONDS } from '../../shared/topology/timeouts.js';
 import {
   arnTarget,
   type Resource,

@@ -1,9 +1,9 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TIMER_SCHEDULE_MINUTES } from '../../infra/constructs/timer-schedule.js';
+import { TIMER_SCHEDULE_MINUTES } from '../../infra/cdk/constructs/timer-schedule.js';
 import { TIMERS_INDEX } from '../../shared/adapters/timer-store.js';
-import { TIMERS_FUNCTION_TIMEOUT_SECONDS } from '../../shared/domain/timer.js';
-import { TIMERS_FUNCTION } from '../../shared/routes.js';
+import { TIMERS_FUNCTION } from '../../shared/topology/routes.js';
+import { TIMERS_FUNCTION_TIMEOUT_SECONDS } from '../../shared/topology/timeouts.js';
 import { settingsOnlyTemplate, templateLookups } from '../support/template.js';
 
 let template: Template;

@@ -5,10 +5,10 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { esbuildOptions, functionEntry } from '../../infra/bundling.js';
+import { esbuildOptions, functionEntry } from '../../infra/cdk/bundling.js';
 import { createOrganisation } from '../../shared/adapters/organisation-store.js';
 import { issueToken } from '../../shared/adapters/token-store.js';
-import { AUTHORIZER_FUNCTION } from '../../shared/routes.js';
+import { AUTHORIZER_FUNCTION } from '../../shared/topology/routes.js';
 import { useFreshTable } from '../support/table.js';
 
 beforeAll(async () => {

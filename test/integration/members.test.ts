@@ -4,13 +4,9 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamodb, tableName } from '../../shared/adapters/dynamodb.js';
 import { keys } from '../../shared/adapters/keys.js';
-import {
-  commitMemberTransaction,
-  memberWrites,
-  readMemberCounts,
-  recordMember,
-} from '../../shared/adapters/member-store.js';
+import { memberWrites, readMemberCounts, recordMember } from '../../shared/adapters/member-store.js';
 import { commitTransaction } from '../../shared/adapters/transaction.js';
+import { retryOnTransactionConflict } from '../../shared/adapters/transaction-retry.js';
 import { ConflictError } from '../../shared/domain/errors.js';
 import { newMember } from '../../shared/domain/member.js';
 import { useFreshTable } from '../support/table.js';
@@ -114,7 +110,7 @@ describe('member counts', () => {
       onConditionFailed: () => new ConflictError('outbox refused'),
     };
     await expect(
-      commitMemberTransaction(() => commitTransaction([...memberWrites(org, member('student')), failing])),
+      retryOnTransactionConflict(() => commitTransaction([...memberWrites(org, member('student')), failing])),
     ).rejects.toThrow('outbox refused');
     const counts = await readMemberCounts(org, today);
     expect(counts.total).toBe(1);

@@ -10,13 +10,14 @@ import { startLocalEventBus } from '../../infra/local/event-bus.js';
 import { startStreamPoller } from '../../infra/local/stream-poller.js';
 import { dynamodb, tableName } from '../../shared/adapters/dynamodb.js';
 import { getIncident, incidentWrite } from '../../shared/adapters/incident-store.js';
-import { newDomainEvent, outboxWrite } from '../../shared/adapters/outbox.js';
+import { outboxWrite } from '../../shared/adapters/outbox.js';
 import { commitTransaction } from '../../shared/adapters/transaction.js';
 import { createWebhookEndpoint } from '../../shared/adapters/webhook-endpoint-store.js';
 import { deliveryIdFor } from '../../shared/domain/delivery-id.js';
 import { ConflictError } from '../../shared/domain/errors.js';
 import { declareIncident, incidentEventData, moveIncident } from '../../shared/domain/incident.js';
 import type { DeliveryMessage } from '../../shared/domain/webhook-events.js';
+import { newDomainEvent } from '../../shared/domain/webhook-events.js';
 import { useFreshTable } from '../support/table.js';
 import { waitFor } from '../support/wait.js';
 

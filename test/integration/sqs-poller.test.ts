@@ -13,8 +13,8 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLocalSqs } from '../../infra/local/sqs.js';
 import { type SqsHandler, startSqsPoller } from '../../infra/local/sqs-poller.js';
-import { DELIVERY_QUEUE } from '../../shared/adapters/queues.js';
 import { createSqsClient } from '../../shared/adapters/sqs.js';
+import { DELIVERY_QUEUE } from '../../shared/topology/queues.js';
 import { type DeliveryQueues, messagesIn, startDeliveryQueues } from '../support/delivery-queues.js';
 import { waitFor } from '../support/wait.js';
 

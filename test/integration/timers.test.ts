@@ -15,13 +15,11 @@ import { handler as timers } from '../../functions/timers/handler.js';
 import { ensureTable } from '../../infra/local/ensure-table.js';
 import { lambdaContext } from '../../infra/local/lambda-context.js';
 import { scheduledEvent } from '../../infra/local/schedule-poller.js';
-import { fireDueTimers, type TimerRun } from '../../shared/adapters/due-timers.js';
 import { dynamodb, tableName } from '../../shared/adapters/dynamodb.js';
 import { incidentWrite } from '../../shared/adapters/incident-store.js';
 import { keys } from '../../shared/adapters/keys.js';
-import { newDomainEvent, outboxWrite } from '../../shared/adapters/outbox.js';
+import { outboxWrite } from '../../shared/adapters/outbox.js';
 import { fileWrite, getFile } from '../../shared/adapters/sanctuary-file-store.js';
-import { createTableInput } from '../../shared/adapters/table.js';
 import {
   deadlineTimerCancellations,
   deadlineTimerWrite,
@@ -29,6 +27,7 @@ import {
   timerWrite,
 } from '../../shared/adapters/timer-store.js';
 import { commitTransaction } from '../../shared/adapters/transaction.js';
+import { fireDueTimers, type TimerRun } from '../../shared/app/fire-due-timers.js';
 import {
   DEADLINE_ALARM_AFTER_MS,
   declareIncident,
@@ -40,6 +39,8 @@ import {
 import { registerFile } from '../../shared/domain/sanctuary-file.js';
 import { expiryTimer } from '../../shared/domain/timer.js';
 import type { DomainEvent, WebhookEventName } from '../../shared/domain/webhook-events.js';
+import { newDomainEvent } from '../../shared/domain/webhook-events.js';
+import { createTableInput } from '../../shared/topology/table.js';
 import { useFreshTable } from '../support/table.js';
 
 const HOUR = 3600 * 1000;

@@ -1,5 +1,9 @@
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as authorize } from '../../functions/authorizer/handler.js';
+import { dynamodb, tableName } from '../../shared/adapters/dynamodb.js';
+import { keys } from '../../shared/adapters/keys.js';
 import { createOrganisation, getOrganisation } from '../../shared/adapters/organisation-store.js';
 import {
   findTokenByPrefix,
@@ -9,6 +13,7 @@ import {
   summariseToken,
 } from '../../shared/adapters/token-store.js';
 import { NotFoundError } from '../../shared/domain/errors.js';
+import { STANDARD_RATE_LIMIT } from '../../shared/domain/organisation.js';
 import { hashToken } from '../../shared/domain/token.js';
 import { useFreshTable } from '../support/table.js';
 
@@ -34,6 +39,26 @@ describe('organisations', () => {
     await expect(
       createOrganisation({ name: 'x', tier: 'standard', rateLimitPerMinute: 100 }),
     ).rejects.toThrow(/enterprise/);
+  });
+
+  it('store a limit only when it is their own, so the standard one applies to all on it', async () => {
+    const standard = await createOrganisation({ name: 'Standard', tier: 'standard' });
+    const enterpriseDefault = await createOrganisation({ name: 'Enterprise', tier: 'enterprise' });
+    const own = await createOrganisation({ name: 'Own', tier: 'enterprise', rateLimitPerMinute: 900 });
+    const stored = async (id: string) => {
+      const { Item } = await dynamodb().send(
+        new GetItemCommand({ TableName: tableName(), Key: marshall(keys.organisation(id)) }),
+      );
+      return unmarshall(Item ?? {}).rateLimitPerMinute;
+    };
+    expect([await stored(standard.id), await stored(enterpriseDefault.id), await stored(own.id)]).toEqual([
+      undefined,
+      undefined,
+      900,
+    ]);
+    expect((await getOrganisation(standard.id))?.rateLimitPerMinute).toBe(STANDARD_RATE_LIMIT);
+    expect((await getOrganisation(enterpriseDefault.id))?.rateLimitPerMinute).toBe(STANDARD_RATE_LIMIT);
+    expect((await getOrganisation(own.id))?.rateLimitPerMinute).toBe(900);
   });
 });
 

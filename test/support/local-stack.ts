@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../infra/local/ports.js';
-import { readStackInfo } from '../../infra/local/stack-file.js';
+import { readStackInfo } from '../../shared/topology/local-stack.js';
 
 const root = join(import.meta.dirname, '..', '..');
 

@@ -1,6 +1,6 @@
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { createServiceApp } from '../../infra/service-app.js';
+import { createServiceApp } from '../../infra/cdk/service-app.js';
 
 /** A resource as the synthesized CloudFormation template holds it. */
 export type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_DELIVERY_ATTEMPTS } from '../../shared/adapters/queues.js';
 import {
   DEFAULT_RETRY_DELAYS,
+  MAX_DELIVERY_ATTEMPTS,
   MAX_VISIBILITY_SECONDS,
   nextRetryDelay,
   parseRetryAfter,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findRoute, functionNames, matchPath, routes } from '../../shared/routes.js';
+import { findRoute, functionNames, matchPath, routes } from '../../shared/topology/routes.js';
 
 describe('route table', () => {
   it('matches literal paths and path parameters', () => {

@@ -1,4 +1,4 @@
-import type { Scope } from './domain/token.js';
+import type { Scope } from '../domain/token.js';
 
 /**
  * The one route table. The CDK stack builds API Gateway resources, methods and functions from it,
@@ -7,7 +7,7 @@ import type { Scope } from './domain/token.js';
  */
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
-export interface Route {
+interface RouteSpec {
   method: HttpMethod;
   /**
    * Path under the base path, with `{name}` for a path parameter and, as the last segment only,
@@ -21,7 +21,7 @@ export interface Route {
   summary: string;
 }
 
-export const routes: readonly Route[] = [
+export const routes = [
   { method: 'GET', path: '/ping', functionName: 'ping', access: 'any', summary: 'Key health probe' },
   {
     method: 'GET',
@@ -152,7 +152,7 @@ export const routes: readonly Route[] = [
   {
     method: 'GET',
     path: '/webhooks/{id}/deliveries',
-    functionName: 'webhook-deliveries',
+    functionName: 'webhook-deliveries-list',
     access: 'read',
     summary: 'Delivery attempts of an endpoint, newest first',
   },
@@ -198,16 +198,33 @@ export const routes: readonly Route[] = [
     access: 'read',
     summary: 'Read a sanctuary file',
   },
-];
+] as const satisfies readonly RouteSpec[];
+
+export type Route = (typeof routes)[number];
+/** `METHOD /path`: names one operation, e.g. for its OpenAPI description. */
+export type RouteKey = KeyOf<Route>;
+type KeyOf<R> = R extends { method: infer M extends string; path: infer P extends string }
+  ? `${M} ${P}`
+  : never;
+/** A function that serves routes. */
+export type RouteFunctionName = Route['functionName'];
+
+export const routeKey = (route: Route): RouteKey => `${route.method} ${route.path}` as RouteKey;
 
 /** The function that checks bearer tokens for every non-public route. */
-export const AUTHORIZER_FUNCTION = 'authorizer';
+export const AUTHORIZER_FUNCTION = 'authorizer' as const;
 
 /** Functions that serve no route: they run from the table stream, the delivery queue or a schedule. */
-export const RELAY_FUNCTION = 'outbox-relay';
-export const DELIVERY_FUNCTION = 'webhook-delivery';
-export const TIMERS_FUNCTION = 'timers';
+export const RELAY_FUNCTION = 'outbox-relay' as const;
+export const DELIVERY_FUNCTION = 'deliver-webhook' as const;
+export const TIMERS_FUNCTION = 'timers' as const;
 export const BACKGROUND_FUNCTIONS = [RELAY_FUNCTION, DELIVERY_FUNCTION, TIMERS_FUNCTION] as const;
+
+/** Every function the service deploys: a folder under `functions/`, and the key of its per-function facts. */
+export type FunctionName =
+  | RouteFunctionName
+  | typeof AUTHORIZER_FUNCTION
+  | (typeof BACKGROUND_FUNCTIONS)[number];
 
 /** Path parameters when `actualPath` fits `routePath` (both relative to the base path), else undefined. */
 export function matchPath(routePath: string, actualPath: string): Record<string, string> | undefined {
@@ -237,11 +254,11 @@ export function findRoute(method: string, routePath: string): Route | undefined 
   return routes.find((r) => r.method === method && r.path === routePath);
 }
 
-export function functionNames(): string[] {
+export function functionNames(): RouteFunctionName[] {
   return [...new Set(routes.map((r) => r.functionName))];
 }
 
 /** Every function folder the service deploys: route handlers, the authorizer and the background ones. */
-export function allFunctionNames(): string[] {
+export function allFunctionNames(): FunctionName[] {
   return [...functionNames(), AUTHORIZER_FUNCTION, ...BACKGROUND_FUNCTIONS];
 }

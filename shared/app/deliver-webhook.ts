@@ -1,12 +1,13 @@
+import { recordAttempt } from '../adapters/delivery-log.js';
+import { disableWebhookEndpoint, getWebhookEndpointWithSecret } from '../adapters/webhook-endpoint-store.js';
+import { type SendResult, sendWebhook } from '../adapters/webhook-sender.js';
 import { serviceName } from '../config.js';
-import { MAX_VISIBILITY_SECONDS, nextRetryDelay } from '../domain/retry-schedule.js';
+import type { DeliveryAttempt, DeliveryOutcome } from '../domain/delivery-attempt.js';
+import { MAX_DELIVERY_ATTEMPTS, MAX_VISIBILITY_SECONDS, nextRetryDelay } from '../domain/retry-schedule.js';
 import { type DeliveryMessage, webhookBody } from '../domain/webhook-events.js';
 import { webhookHeaders } from '../domain/webhook-signature.js';
 import { logger } from '../observability.js';
-import { type DeliveryAttempt, type DeliveryOutcome, recordAttempt } from './delivery-log.js';
-import { DELIVERY_FUNCTION_TIMEOUT_SECONDS, MAX_DELIVERY_ATTEMPTS } from './queues.js';
-import { disableWebhookEndpoint, getWebhookEndpointWithSecret } from './webhook-endpoint-store.js';
-import { type SendResult, sendWebhook } from './webhook-sender.js';
+import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../topology/timeouts.js';
 
 /**
  * SQS allows 12 h of invisibility counted from the receive, not from ChangeMessageVisibility; the

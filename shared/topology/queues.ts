@@ -1,13 +1,10 @@
+import { MAX_DELIVERY_ATTEMPTS } from '../domain/retry-schedule.js';
+import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from './timeouts.js';
+
 /**
  * The one definition of the webhook delivery queues: the CDK stack and the local SQS emulator are
  * both built from it.
  */
-/** 10 s per POST, a batch's POSTs run side by side, plus room for the delivery log writes. */
-export const DELIVERY_FUNCTION_TIMEOUT_SECONDS = 30;
-
-/** Six attempts in all ("retried up to five times"): SQS moves the message on at the seventh receive. */
-export const MAX_DELIVERY_ATTEMPTS = 6;
-
 export const DELIVERY_QUEUE = {
   name: 'webhook-deliveries',
   deadLetterName: 'webhook-deliveries-dlq',

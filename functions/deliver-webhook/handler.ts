@@ -3,7 +3,7 @@ import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sqs } from '../../shared/adapters/sqs.js';
-import { deliverWebhook } from '../../shared/adapters/webhook-delivery.js';
+import { deliverWebhook } from '../../shared/app/deliver-webhook.js';
 import { requireEnv } from '../../shared/config.js';
 import { parseRetryDelays } from '../../shared/domain/retry-schedule.js';
 import { logger } from '../../shared/observability.js';

@@ -1,18 +1,23 @@
-import { type CfnElement, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { type CfnElement, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
-import { TABLE } from '../shared/adapters/table.js';
-import { BASE_PATH, serviceName, tokenTag } from '../shared/config.js';
-import { AUTHORIZER_FUNCTION, functionNames, routes } from '../shared/routes.js';
+import { BASE_PATH, serviceName, tokenTag } from '../../shared/config.js';
+import {
+  AUTHORIZER_FUNCTION,
+  type FunctionName,
+  functionNames,
+  routes,
+} from '../../shared/topology/routes.js';
+import { TABLE } from '../../shared/topology/table.js';
 import { BUNDLED_FILES } from './bundled-files.js';
 import { PublicApi } from './constructs/public-api.js';
 import { ServiceFunction } from './constructs/service-function.js';
 import { TimerSchedule } from './constructs/timer-schedule.js';
-import { WebhookDelivery } from './constructs/webhook-delivery.js';
+import { WebhookPipeline } from './constructs/webhook-pipeline.js';
+import { type GrantAccess, grantAccess } from './grants.js';
 import type { StageSettings } from './stage.js';
-import { tableActionsFor } from './table-access.js';
 
 export interface ServiceStackProps extends StackProps {
   settings: StageSettings;
@@ -52,42 +57,30 @@ export class ServiceStack extends Stack {
     };
     const tableIndexes = `Resource::<${this.getLogicalId(table.node.defaultChild as CfnElement)}.Arn>/index/*`;
 
-    const grantTable = (serviceFunction: ServiceFunction) => {
-      const actions = tableActionsFor(serviceFunction.name);
-      // The public documents function reads no data, so it gets no table permission at all.
-      if (actions.length === 0) return;
-      table.grant(serviceFunction.function, ...actions);
-      Validations.of(serviceFunction).acknowledge({
-        id: `AwsSolutions-IAM5[${tableIndexes}]`,
-        reason:
-          "Table grants cover this table's own indexes (needed for Query on gsi1); item actions do not apply to index ARNs.",
-      });
-    };
-    const createFunction = (name: string, constructId: string): IFunction => {
+    let signingKey: IKey | undefined;
+    const grant: GrantAccess = (fn, more = {}) =>
+      grantAccess(fn, { table, signingKey, ...more }, `AwsSolutions-IAM5[${tableIndexes}]`);
+    const createFunction = (name: FunctionName, constructId: string): IFunction => {
       const files = BUNDLED_FILES[name];
       const serviceFunction = new ServiceFunction(this, constructId, {
         name,
         settings,
         environment,
-        ...(files ? { files } : {}),
+        ...(files.length > 0 ? { files } : {}),
       });
-      grantTable(serviceFunction);
+      grant(serviceFunction);
       return serviceFunction.function;
     };
 
-    const webhooks = new WebhookDelivery(this, 'Webhooks', { settings, table, environment, grantTable });
-    new TimerSchedule(this, 'Timers', { settings, environment, grantTable });
+    const webhooks = new WebhookPipeline(this, 'Webhooks', { settings, table, environment, grant });
+    signingKey = webhooks.signingKey;
+    new TimerSchedule(this, 'Timers', { settings, environment, grant });
 
     const authorizerFunction = createFunction(AUTHORIZER_FUNCTION, 'AuthorizerFunction');
     // One function per distinct functionName: a route added to the table gets its function here.
     const handlers = new Map(
       functionNames().map((name) => [name, createFunction(name, `${pascalCase(name)}Function`)]),
     );
-
-    // Registering an endpoint encrypts its signing secret; replaying that request decrypts the stored answer.
-    const webhookCreate = handlers.get('webhook-create') as NodejsFunction;
-    webhookCreate.addEnvironment('SECRETS_KMS_KEY_ID', webhooks.signingKey.keyArn);
-    webhooks.signingKey.grant(webhookCreate, 'kms:Encrypt', 'kms:Decrypt');
 
     const api = new PublicApi(this, 'PublicApi', {
       settings,

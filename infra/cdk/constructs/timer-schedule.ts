@@ -2,15 +2,16 @@ import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
-import { TIMERS_FUNCTION_TIMEOUT_SECONDS } from '../../shared/domain/timer.js';
-import { TIMERS_FUNCTION } from '../../shared/routes.js';
+import { TIMERS_FUNCTION } from '../../../shared/topology/routes.js';
+import { TIMERS_FUNCTION_TIMEOUT_SECONDS } from '../../../shared/topology/timeouts.js';
+import type { GrantAccess } from '../grants.js';
 import type { StageSettings } from '../stage.js';
 import { ServiceFunction } from './service-function.js';
 
 export interface TimerScheduleProps {
   settings: StageSettings;
   environment: Record<string, string>;
-  grantTable: (fn: ServiceFunction) => void;
+  grant: GrantAccess;
 }
 
 /** How often due timers are fired on AWS: the deadline alarm and file expiries go within a minute. */
@@ -33,7 +34,7 @@ export class TimerSchedule extends Construct {
       // Within the minute between runs; the function stops taking new pages 10 s before this.
       timeout: Duration.seconds(TIMERS_FUNCTION_TIMEOUT_SECONDS),
     });
-    props.grantTable(this.timers);
+    props.grant(this.timers);
     this.rule = new Rule(this, 'Schedule', {
       description: 'Fires due timers: incident deadline alarms and file expiries',
       schedule: Schedule.rate(Duration.minutes(TIMER_SCHEDULE_MINUTES)),

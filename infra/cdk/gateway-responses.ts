@@ -4,7 +4,7 @@ import {
   type Problem,
   problem,
   WWW_AUTHENTICATE_BEARER,
-} from '../shared/http/problem.js';
+} from '../../shared/http/problem.js';
 
 export interface GatewayProblem {
   type: ResponseType;

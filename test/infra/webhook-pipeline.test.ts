@@ -1,8 +1,9 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DELIVERY_DETAIL_TYPE, EVENT_SOURCE } from '../../shared/adapters/event-bus.js';
-import { OUTBOX_STREAM_FILTER } from '../../shared/adapters/outbox.js';
-import { DELIVERY_FUNCTION_TIMEOUT_SECONDS, DELIVERY_QUEUE } from '../../shared/adapters/queues.js';
+import { DELIVERY_DETAIL_TYPE, EVENT_SOURCE } from '../../shared/topology/event-bus.js';
+import { DELIVERY_QUEUE } from '../../shared/topology/queues.js';
+import { OUTBOX_STREAM_FILTER } from '../../shared/topology/stream-filter.js';
+import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../../shared/topology/timeouts.js';
 import { settingsOnlyTemplate, templateLookups } from '../support/template.js';
 
 let template: Template;
@@ -61,14 +62,14 @@ describe('the bus and the delivery queue', () => {
     });
     expect(Number(dlq?.MessageRetentionPeriod)).toBeGreaterThan(Number(main?.MessageRetentionPeriod));
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Description: 'webhook-delivery (dev)',
+      Description: 'deliver-webhook (dev)',
       Timeout: DELIVERY_FUNCTION_TIMEOUT_SECONDS,
     });
   });
 
   it('reports partial batch failures and bounds the concurrency of deliveries', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      FunctionName: { Ref: functionId('webhook-delivery') },
+      FunctionName: { Ref: functionId('deliver-webhook') },
       BatchSize: DELIVERY_QUEUE.batchSize,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: DELIVERY_QUEUE.maxConcurrency },
@@ -88,8 +89,8 @@ describe('the bus and the delivery queue', () => {
 describe('signing secrets', () => {
   it('are encrypted with a rotating KMS key that only the functions that need it may use', () => {
     template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
-    expect(actionsOf('webhook-delivery')).toContain('kms:Decrypt');
-    expect(actionsOf('webhook-delivery')).not.toContain('kms:Encrypt');
+    expect(actionsOf('deliver-webhook')).toContain('kms:Decrypt');
+    expect(actionsOf('deliver-webhook')).not.toContain('kms:Encrypt');
     expect(actionsOf('webhook-create')).toEqual(expect.arrayContaining(['kms:Encrypt', 'kms:Decrypt']));
     for (const name of ['ping', 'incident-declare', 'outbox-relay', 'authorizer']) {
       expect(actionsOf(name).filter((a) => a.startsWith('kms:'))).toEqual([]);
@@ -97,7 +98,7 @@ describe('signing secrets', () => {
   });
 
   it('reach the delivery function and the registration function by key id, never as a value', () => {
-    const [, delivery] = functionByName('webhook-delivery');
+    const [, delivery] = functionByName('deliver-webhook');
     const variables = (delivery.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
     expect(variables.SECRETS_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Arn'] });
     expect(variables.DELIVERY_QUEUE_URL).toEqual({ Ref: expect.any(String) });

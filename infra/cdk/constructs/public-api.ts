@@ -17,11 +17,11 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { BASE_PATH } from '../../shared/config.js';
-import { AUTHORIZER_CACHE_SECONDS } from '../../shared/domain/authorizer-policy.js';
-import { bearerHeaderPattern } from '../../shared/domain/token.js';
-import { problem } from '../../shared/http/problem.js';
-import type { Route } from '../../shared/routes.js';
+import { BASE_PATH } from '../../../shared/config.js';
+import { bearerHeaderPattern } from '../../../shared/domain/token.js';
+import { problem } from '../../../shared/http/problem.js';
+import type { Route } from '../../../shared/topology/routes.js';
+import { AUTHORIZER_CACHE_SECONDS } from '../../../shared/topology/timeouts.js';
 import { GATEWAY_PROBLEMS, gatewayResponseHeaders } from '../gateway-responses.js';
 import type { StageSettings } from '../stage.js';
 

@@ -1,16 +1,17 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { tableName } from '../adapters/dynamodb.js';
+import { getIncident } from '../adapters/incident-store.js';
+import { keys } from '../adapters/keys.js';
+import { outboxWrite } from '../adapters/outbox.js';
+import { FileAlreadyExpiredError, fileExpiredWrite } from '../adapters/sanctuary-file-store.js';
+import { dueTimerPages, TimerGoneError, timerFiredWrite } from '../adapters/timer-store.js';
+import { commitTransaction, type TransactionItem } from '../adapters/transaction.js';
+import { isTransactionConflict } from '../adapters/transaction-retry.js';
 import { type Incident, incidentEventData, isOpenForNotification } from '../domain/incident.js';
 import { fileExpiredEventData } from '../domain/sanctuary-file.js';
-import { TIMER_EVENTS, type Timer } from '../domain/timer.js';
+import { TIMER_EVENTS, type Timer, type TimerKind } from '../domain/timer.js';
+import { newDomainEvent } from '../domain/webhook-events.js';
 import { logger } from '../observability.js';
-import { tableName } from './dynamodb.js';
-import { getIncident } from './incident-store.js';
-import { keys } from './keys.js';
-import { newDomainEvent, outboxWrite } from './outbox.js';
-import { FileAlreadyExpiredError, fileExpiredWrite } from './sanctuary-file-store.js';
-import { dueTimerPages, TimerGoneError, timerFiredWrite } from './timer-store.js';
-import { commitTransaction, type TransactionItem } from './transaction.js';
-import { isTransactionConflict } from './transaction-retry.js';
 
 /**
  * What one run did with the timers that were due: `fired` raised their event; `dropped` had
@@ -109,6 +110,12 @@ async function expireFile(timer: Timer): Promise<Outcome> {
   }
 }
 
+/** What firing each kind of timer does; a new kind does not compile until it is listed. */
+const FIRE: Record<TimerKind, (timer: Timer) => Promise<Outcome>> = {
+  'incident-deadline': raiseDeadlineAlarm,
+  'file-expiry': expireFile,
+};
+
 async function fire(timer: Timer): Promise<Outcome> {
   const context = {
     timerKind: timer.kind,
@@ -116,8 +123,7 @@ async function fire(timer: Timer): Promise<Outcome> {
     resourceId: timer.resourceId,
   };
   try {
-    const outcome =
-      timer.kind === 'incident-deadline' ? await raiseDeadlineAlarm(timer) : await expireFile(timer);
+    const outcome = await FIRE[timer.kind](timer);
     logger.info('Timer handled', { ...context, dueAt: timer.dueAt, outcome });
     return outcome;
   } catch (error) {

@@ -5,6 +5,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { FunctionName } from '../../../shared/topology/routes.js';
 import {
   ESM_REQUIRE_BANNER,
   functionEntry,
@@ -17,7 +18,7 @@ import type { StageSettings } from '../stage.js';
 
 export interface ServiceFunctionProps {
   /** The folder under `functions/` whose `handler.ts` is the entry point. */
-  name: string;
+  name: FunctionName;
   settings: StageSettings;
   /** Merged over the defaults; a caller's value is never dropped. */
   environment?: Record<string, string>;
@@ -48,7 +49,7 @@ export function copyCommands(files: readonly BundledFile[], inputDir: string, ou
 export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
   readonly logGroup: LogGroup;
-  readonly name: string;
+  readonly name: FunctionName;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);

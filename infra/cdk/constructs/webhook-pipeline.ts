@@ -10,18 +10,21 @@ import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { DELIVERY_DETAIL_TYPE, EVENT_SOURCE } from '../../shared/adapters/event-bus.js';
-import { OUTBOX_STREAM_FILTER } from '../../shared/adapters/outbox.js';
-import { DELIVERY_FUNCTION_TIMEOUT_SECONDS, DELIVERY_QUEUE } from '../../shared/adapters/queues.js';
-import { DELIVERY_FUNCTION, RELAY_FUNCTION } from '../../shared/routes.js';
+import { MAX_DELIVERY_ATTEMPTS } from '../../../shared/domain/retry-schedule.js';
+import { DELIVERY_RULE_PATTERN } from '../../../shared/topology/event-bus.js';
+import { DELIVERY_QUEUE } from '../../../shared/topology/queues.js';
+import { DELIVERY_FUNCTION, RELAY_FUNCTION } from '../../../shared/topology/routes.js';
+import { OUTBOX_STREAM_FILTER } from '../../../shared/topology/stream-filter.js';
+import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../../../shared/topology/timeouts.js';
+import type { GrantAccess } from '../grants.js';
 import type { StageSettings } from '../stage.js';
 import { ServiceFunction } from './service-function.js';
 
-export interface WebhookDeliveryProps {
+export interface WebhookPipelineProps {
   settings: StageSettings;
   table: ITableV2;
   environment: Record<string, string>;
-  grantTable: (fn: ServiceFunction) => void;
+  grant: GrantAccess;
 }
 
 /**
@@ -29,14 +32,14 @@ export interface WebhookDeliveryProps {
  * event bus → rule → delivery queue → delivery function, with the dead-letter queue after the
  * sixth failed attempt and an alarm as soon as anything lands there.
  */
-export class WebhookDelivery extends Construct {
+export class WebhookPipeline extends Construct {
   readonly signingKey: Key;
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
   readonly bus: EventBus;
   readonly alarmTopic: Topic;
 
-  constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
+  constructor(scope: Construct, id: string, props: WebhookPipelineProps) {
     super(scope, id);
     const { settings, table } = props;
     const removalPolicy: RemovalPolicy = settings.removalPolicy;
@@ -69,7 +72,10 @@ export class WebhookDelivery extends Construct {
     this.bus = new EventBus(this, 'Bus', { description: 'Webhook deliveries relayed from the outbox' });
     new Rule(this, 'DeliveryRule', {
       eventBus: this.bus,
-      eventPattern: { source: [EVENT_SOURCE], detailType: [DELIVERY_DETAIL_TYPE] },
+      eventPattern: {
+        source: [...DELIVERY_RULE_PATTERN.source],
+        detailType: [...DELIVERY_RULE_PATTERN['detail-type']],
+      },
       // The message body is the delivery itself, as the local bus sends it too.
       targets: [new SqsQueue(this.queue, { message: RuleTargetInput.fromEventPath('$.detail') })],
     });
@@ -80,8 +86,7 @@ export class WebhookDelivery extends Construct {
       environment: { ...props.environment, EVENT_BUS_NAME: this.bus.eventBusName },
       timeout: Duration.seconds(60),
     });
-    props.grantTable(relay);
-    this.bus.grantPutEventsTo(relay.function);
+    props.grant(relay, { eventBus: this.bus });
     relay.function.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
@@ -99,15 +104,10 @@ export class WebhookDelivery extends Construct {
     const delivery = new ServiceFunction(this, 'Delivery', {
       name: DELIVERY_FUNCTION,
       settings,
-      environment: {
-        ...props.environment,
-        DELIVERY_QUEUE_URL: this.queue.queueUrl,
-        SECRETS_KMS_KEY_ID: this.signingKey.keyArn,
-      },
+      environment: { ...props.environment, DELIVERY_QUEUE_URL: this.queue.queueUrl },
       timeout: Duration.seconds(DELIVERY_FUNCTION_TIMEOUT_SECONDS),
     });
-    props.grantTable(delivery);
-    this.signingKey.grantDecrypt(delivery.function);
+    props.grant(delivery, { signingKey: this.signingKey, deliveryQueue: this.queue });
     delivery.function.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: DELIVERY_QUEUE.batchSize,
@@ -115,16 +115,13 @@ export class WebhookDelivery extends Construct {
         maxConcurrency: DELIVERY_QUEUE.maxConcurrency,
       }),
     );
-    // The delivery function sets each failed message's visibility to the next backoff delay.
-    this.queue.grant(delivery.function, 'sqs:ChangeMessageVisibility');
 
     this.alarmTopic = new Topic(this, 'AlarmTopic', {
       enforceSSL: true,
       masterKey: Alias.fromAliasName(this, 'SnsKey', 'alias/aws/sns'),
     });
     const deadLetters = new Alarm(this, 'DeadLettersAlarm', {
-      alarmDescription:
-        'Webhook deliveries failed six times and wait in the dead-letter queue (mis dlq list).',
+      alarmDescription: `Webhook deliveries failed ${MAX_DELIVERY_ATTEMPTS} times and wait in the dead-letter queue (mis dlq list).`,
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
       threshold: 1,
       evaluationPeriods: 1,

@@ -7,7 +7,7 @@ import type { BuildOptions } from 'esbuild';
  * from these constants and the benchmark bundles with `esbuildOptions`, so a measured bundle is the
  * deployed bundle.
  */
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The Lambda runtime's Node major version. */
 export const NODE_TARGET = 'node22';
@@ -22,9 +22,9 @@ export const MAIN_FIELDS: readonly string[] = ['module', 'main'];
 export const ESM_REQUIRE_BANNER =
   "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);";
 
-/** Lambda bundles take credentials from the environment only (see shared/adapters/lambda-credentials.ts). */
+/** Lambda bundles take credentials from the environment only (see shared/topology/lambda-credentials.ts). */
 export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
-  '@aws-sdk/credential-provider-node': './shared/adapters/lambda-credentials.ts',
+  '@aws-sdk/credential-provider-node': './shared/topology/lambda-credentials.ts',
 };
 
 /** `functions/<name>/handler.ts`, absolute. */

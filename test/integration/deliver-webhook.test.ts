@@ -6,12 +6,13 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeadLetterTarget, listDeadLetters, redriveDeadLetters } from '../../infra/cli/dlq.js';
 import { type SqsPoller, startSqsPoller } from '../../infra/local/sqs-poller.js';
-import { type DeliveryAttempt, listDeliveries } from '../../shared/adapters/delivery-log.js';
+import { listDeliveries } from '../../shared/adapters/delivery-log.js';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
   getWebhookEndpoint,
 } from '../../shared/adapters/webhook-endpoint-store.js';
+import type { DeliveryAttempt } from '../../shared/domain/delivery-attempt.js';
 import { InvalidCursorError, ValidationError } from '../../shared/domain/errors.js';
 import type { WebhookEndpoint } from '../../shared/domain/webhook-endpoint.js';
 import type { DeliveryMessage } from '../../shared/domain/webhook-events.js';
@@ -158,7 +159,7 @@ beforeAll(async () => {
     deadLetterQueueUrl: queues.deadLetterQueueUrl,
   };
   // The handler reads its configuration at load, as on Lambda.
-  const { handler } = await import('../../functions/webhook-delivery/handler.js');
+  const { handler } = await import('../../functions/deliver-webhook/handler.js');
   poller = await startSqsPoller({
     endpoint: queues.endpoint,
     queueUrl: queues.queueUrl,

@@ -1,0 +1,95 @@
+import type { FunctionName } from './routes.js';
+
+export type TableAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:ConditionCheckItem';
+
+/**
+ * What one function may call, and nothing more. CDK turns each entry into the function's IAM
+ * policy; a function reaches the signing-secrets key, the event bus or the delivery queue only
+ * when its entry names them.
+ */
+export interface FunctionGrants {
+  /** DynamoDB actions on the table and its indexes. */
+  table: readonly TableAction[];
+  /** The KMS key that encrypts webhook signing secrets; also tells the function which key to use. */
+  signingKey?: readonly ('kms:Encrypt' | 'kms:Decrypt')[];
+  /** PutEvents on the service's event bus. */
+  eventBus?: readonly 'events:PutEvents'[];
+  /** Actions on the delivery queue beyond what its event source mapping grants (receive, delete). */
+  deliveryQueue?: readonly 'sqs:ChangeMessageVisibility'[];
+}
+
+/** Every API function counts the request against its token's budget: one conditional UpdateItem. */
+const RATE_LIMIT = 'dynamodb:UpdateItem';
+/** A write commits state, outbox event and idempotency record in one transaction (Put), and reads a stored answer (Get). */
+const WRITE: readonly TableAction[] = [RATE_LIMIT, 'dynamodb:GetItem', 'dynamodb:PutItem'];
+const READ_ONE: readonly TableAction[] = [RATE_LIMIT, 'dynamodb:GetItem'];
+const LIST: readonly TableAction[] = [RATE_LIMIT, 'dynamodb:Query'];
+
+/** Keyed by every function the service deploys: a function left out, or misspelt, does not compile. */
+export const GRANTS = {
+  // Reads the token and the organisation, records lastUsedAt.
+  authorizer: { table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+  // Only the rate limiter touches the table.
+  ping: { table: [RATE_LIMIT] },
+  'incident-declare': { table: WRITE },
+  // Notify and close also delete the incident's deadline timer.
+  'incident-move': { table: [...WRITE, 'dynamodb:DeleteItem'] },
+  'incident-get': { table: READ_ONE },
+  'incidents-list': { table: LIST },
+  // Registering an endpoint encrypts its signing secret; replaying that request decrypts the stored answer.
+  'webhook-create': { table: WRITE, signingKey: ['kms:Encrypt', 'kms:Decrypt'] },
+  'webhook-delete': { table: [RATE_LIMIT, 'dynamodb:DeleteItem'] },
+  'webhooks-list': { table: LIST },
+  'webhook-deliveries-list': { table: LIST },
+  // Member statistics: one Query of the organisation's statistics partition.
+  'member-statistics': { table: LIST },
+  // A member and its counters in one transaction (Put, Update), plus a stored idempotent response (Get).
+  'record-member': { table: WRITE },
+  // Upcoming events: one Query of the sparse public-events index.
+  'upcoming-events': { table: LIST },
+  'publish-event': { table: WRITE },
+  // The latest report is one GetItem.
+  'impact-report': { table: READ_ONE },
+  // The report and the organisation's LATEST copy, two Puts in one transaction.
+  'publish-impact-report': { table: WRITE },
+  // The public OpenAPI document and console: no token, no rate limit, no data.
+  docs: { table: [] },
+  // Contributions and payouts name a member: a ConditionCheck on it is part of the transaction.
+  'contribution-record': { table: [...WRITE, 'dynamodb:ConditionCheckItem'] },
+  'contribution-get': { table: READ_ONE },
+  'timebank-payout-settle': { table: [...WRITE, 'dynamodb:ConditionCheckItem'] },
+  'timebank-payout-get': { table: READ_ONE },
+  // The file and its expiry timer are two Puts.
+  'sanctuary-file-register': { table: WRITE },
+  'sanctuary-file-get': { table: READ_ONE },
+  // Lists the organisation's endpoints to fan an event out, and publishes one entry per delivery.
+  'outbox-relay': { table: ['dynamodb:Query'], eventBus: ['events:PutEvents'] },
+  // Reads the endpoint and its secret, disables it on 410, writes the delivery log, and sets a
+  // failed message's visibility to the next backoff delay.
+  'deliver-webhook': {
+    table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+    signingKey: ['kms:Decrypt'],
+    deliveryQueue: ['sqs:ChangeMessageVisibility'],
+  },
+  // Queries the sparse timers index; reads the incident, takes the timer out of the index and marks
+  // a file expired (Update), checks the incident is unchanged (ConditionCheck), writes the event (Put).
+  timers: {
+    table: [
+      'dynamodb:Query',
+      'dynamodb:GetItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:PutItem',
+    ],
+  },
+} as const satisfies Record<FunctionName, FunctionGrants>;
+
+export function grantsOf(name: FunctionName): FunctionGrants {
+  return GRANTS[name];
+}
