@@ -96,7 +96,8 @@ async function main(): Promise<void> {
     EVENT_BUS_NAME: eventBusName,
     LOCAL_SECRET_KEY: localSecretKey(dir),
     // A developer receives webhooks on localhost; on AWS only public https URLs are accepted.
-    ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+    // ALLOW_PRIVATE_WEBHOOK_URLS=false runs the local stack with AWS's address guard.
+    ALLOW_PRIVATE_WEBHOOK_URLS: process.env.ALLOW_PRIVATE_WEBHOOK_URLS === 'false' ? 'false' : 'true',
   });
 
   const handlers: Record<string, ProxyHandler> = {};

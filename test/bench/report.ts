@@ -1,7 +1,8 @@
+import { DELIVERY_TIMEOUT_MS } from '../../shared/adapters/webhook-sender.js';
 import type { BundleReport } from './bundle-bench.js';
 import type { HttpReport } from './http-bench.js';
 import { BUNDLE_TARGETS, INIT_RUNS, LOAD, WEBHOOK_LOAD, WEBHOOK_TARGETS } from './settings.js';
-import type { DeliveryRun, Spread, WebhookReport } from './webhook-bench.js';
+import type { CutoffFigures, DeliveryRun, Spread, WebhookReport } from './webhook-bench.js';
 
 type Cell = string | number;
 
@@ -171,5 +172,28 @@ export function webhookSection(report: WebhookReport): string {
     ...(report.sink.duplicates > 0
       ? [`The sink received ${report.sink.duplicates} webhooks twice (at-least-once delivery).`]
       : []),
+    '',
+    cutoffSection(report.cutoffs),
+  ].join('\n');
+}
+
+/** How long the waits take whose order the tests check (the alarm comes after 60 h, the sender hangs up). */
+function cutoffSection({ alarms, timeoutOvershoot, endlessAnswer }: CutoffFigures): string {
+  return [
+    `Cut-offs: ${alarms.received} of ${alarms.declared} deadline alarms, due one after another over a timer interval ` +
+      `(timers run every ${alarms.timerIntervalSeconds} s locally, every minute on AWS);`,
+    `sendWebhook against a node:http server in the bench process, ${WEBHOOK_LOAD.cutoffRuns} times each.`,
+    '',
+    table(
+      ['measured', 'p50 ms', 'p99 ms', 'max ms'],
+      [
+        spreadRow('incident 60 h after detection -> deadline alarm received', alarms.late),
+        spreadRow(
+          `silent subscriber: given up after the ${DELIVERY_TIMEOUT_MS / 1000} s deadline by`,
+          timeoutOvershoot,
+        ),
+        spreadRow('never-ending 64 KB answer: settled on the excerpt after', endlessAnswer),
+      ],
+    ),
   ].join('\n');
 }

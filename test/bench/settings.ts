@@ -57,4 +57,8 @@ export const WEBHOOK_LOAD = {
   floorBatchSize: DELIVERY_QUEUE.batchSize,
   /** How long the bench waits for a run's last webhook before it reports the missing ones. */
   receiptTimeoutSeconds: 90,
+  /** Incidents declared to come due a little apart (across one timer interval), each alarm timed. */
+  deadlineAlarms: 5,
+  /** sendWebhook calls to a subscriber that never answers (side by side) and to one that never ends its answer. */
+  cutoffRuns: 10,
 } as const;

@@ -1,11 +1,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { timerIntervalSeconds } from '../../infra/local/schedule-poller.js';
 import { listDeliveries } from '../../shared/adapters/delivery-log.js';
 import { outboxWrite } from '../../shared/adapters/outbox.js';
 import { createSqsClient } from '../../shared/adapters/sqs.js';
 import type { TransactionItem } from '../../shared/adapters/transaction.js';
-import { declareIncident, incidentEventData } from '../../shared/domain/incident.js';
+import {
+  DELIVERY_TIMEOUT_MS,
+  RESPONSE_EXCERPT_BYTES,
+  sendWebhook,
+} from '../../shared/adapters/webhook-sender.js';
+import { DEADLINE_ALARM_AFTER_MS, declareIncident, incidentEventData } from '../../shared/domain/incident.js';
 import { newDomainEvent } from '../../shared/domain/webhook-events.js';
 import { mis } from '../support/local-stack.js';
 import { type BenchStack, benchTempDir, newCaller } from './bench-stack.js';
@@ -64,6 +72,16 @@ export interface StackDeliveryRun extends DeliveryRun {
   maxQueueBacklog: number;
 }
 
+/** The waits that tests check only the order of (a test asserts that they happen, the bench how long they take). */
+export interface CutoffFigures {
+  /** Incident.deadline_72h webhooks: receipt minus the moment the incident reached 60 h since detection. */
+  alarms: { declared: number; received: number; timerIntervalSeconds: number; late: Spread | null };
+  /** sendWebhook to a subscriber that never answers: its latencyMs minus the deadline (DELIVERY_TIMEOUT_MS). */
+  timeoutOvershoot: Spread;
+  /** sendWebhook to a subscriber that sends 64 KB and never ends the answer: until it settled on the excerpt. */
+  endlessAnswer: Spread;
+}
+
 export interface WebhookReport {
   latency: LatencyFigures;
   throughput: {
@@ -72,6 +90,7 @@ export interface WebhookReport {
     /** stack ÷ floor deliveries per second: below 1 means the stack delivers fewer per second. */
     ratio: number;
   };
+  cutoffs: CutoffFigures;
   sink: { badSignatures: number; malformed: number; duplicates: number };
   /** Missing webhooks, refused requests, bad signatures: the figures measured something else. */
   failures: string[];
@@ -80,6 +99,7 @@ export interface WebhookReport {
 const LATENCY_PATH = '/latency';
 const STACK_PATH = '/stack';
 const FLOOR_PATH = '/floor';
+const ALARM_PATH = '/deadline-alarm';
 const TIMEOUT_MS = WEBHOOK_LOAD.receiptTimeoutSeconds * 1000;
 
 function spread(values: number[]): Spread {
@@ -98,12 +118,18 @@ function deliveryRun(events: number, receipts: Iterable<Receipt>): DeliveryRun {
   };
 }
 
-/** An endpoint for every incident.declared of the caller's organisation, as an operator adds one. */
-async function addEndpoint(stack: BenchStack, sink: WebhookSink, caller: BenchCaller, path: string) {
+/** An endpoint for every incident.declared (or `event`) of the caller's organisation, as an operator adds one. */
+async function addEndpoint(
+  stack: BenchStack,
+  sink: WebhookSink,
+  caller: BenchCaller,
+  path: string,
+  event = 'incident.declared',
+) {
   const endpoint = await mis<{ id: string; secret: string }>(
     stack.dataDir,
     ...['webhook', 'add', '--org', caller.organisationId, '--url', sink.url(path)],
-    ...['--events', 'incident.declared'],
+    ...['--events', event],
   );
   sink.expectSecret(path, endpoint.secret);
   return endpoint.id;
@@ -115,7 +141,12 @@ interface Declared {
   responseAt: number;
 }
 
-async function declareThroughApi(stack: BenchStack, caller: BenchCaller, n: number): Promise<Declared> {
+async function declareThroughApi(
+  stack: BenchStack,
+  caller: BenchCaller,
+  n: number,
+  detectedAt = new Date().toISOString(),
+): Promise<Declared> {
   const requestStart = epochMs();
   const response = await fetch(`${stack.baseUrl}/incidents`, {
     method: 'POST',
@@ -123,7 +154,7 @@ async function declareThroughApi(stack: BenchStack, caller: BenchCaller, n: numb
     body: JSON.stringify({
       severity: 'low',
       category: 'availability',
-      detectedAt: new Date().toISOString(),
+      detectedAt,
       title: `Bench incident ${n}`,
     }),
   });
@@ -354,8 +385,97 @@ async function measureFloorDeliveries(
 }
 
 /**
+ * Deadline alarms on the bench's stack, whose timers run every TIMER_INTERVAL_SECONDS (5 s unless
+ * set): incidents detected almost 60 h ago, due 2 s from now and then spread over one interval, so
+ * that the alarms fall at different points of it.
+ */
+async function measureDeadlineAlarms(
+  stack: BenchStack,
+  sink: WebhookSink,
+  log: (line: string) => void,
+  failures: string[],
+): Promise<CutoffFigures['alarms']> {
+  const count = WEBHOOK_LOAD.deadlineAlarms;
+  const interval = timerIntervalSeconds();
+  const caller = await newCaller(stack, 'deadline alarms', 'read,write');
+  await addEndpoint(stack, sink, caller, ALARM_PATH, 'incident.deadline_72h');
+  log(`deadline alarms: ${count} incidents coming due over ${interval} s (timers every ${interval} s) …`);
+  const dueAt = new Map<string, number>();
+  const start = Date.now();
+  for (let n = 0; n < count; n++) {
+    const due = start + 2000 + (n * interval * 1000) / count;
+    const detectedAt = new Date(due - DEADLINE_ALARM_AFTER_MS).toISOString();
+    const { incidentId } = await declareThroughApi(stack, caller, n, detectedAt);
+    dueAt.set(incidentId, Date.parse(detectedAt) + DEADLINE_ALARM_AFTER_MS);
+  }
+  const receipts = await sink.waitFor(ALARM_PATH, count, TIMEOUT_MS, new Set(dueAt.keys()));
+  if (receipts.size < count) {
+    failures.push(`deadline alarms: ${count - receipts.size} of ${count} did not arrive`);
+  }
+  const late = [...receipts.values()].map((r) => r.at - (dueAt.get(r.resourceId) ?? Number.NaN));
+  return {
+    declared: count,
+    received: receipts.size,
+    timerIntervalSeconds: interval,
+    late: late.length ? spread(late) : null,
+  };
+}
+
+/**
+ * sendWebhook's two cut-offs against a bare node:http server in the bench process: the deadline
+ * (a subscriber that never answers; runs side by side, as the delivery worker's are) and the
+ * excerpt (a 64 KB answer that never ends; one after another).
+ */
+async function measureSenderCutoffs(
+  log: (line: string) => void,
+  failures: string[],
+): Promise<Pick<CutoffFigures, 'timeoutOvershoot' | 'endlessAnswer'>> {
+  const runs = WEBHOOK_LOAD.cutoffRuns;
+  const server = createServer((request, response) => {
+    request.resume();
+    if (request.url === '/endless') {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.write('x'.repeat(64 * 1024));
+    }
+    // Any other path never answers.
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const body = Buffer.from('{"event":"incident.declared"}');
+  const send = (path: string) => sendWebhook(`${origin}${path}`, body, {}, { allowPrivate: true });
+  try {
+    log(
+      `sender cut-offs: ${runs} sends to a subscriber that never answers (the ${DELIVERY_TIMEOUT_MS / 1000} s deadline) …`,
+    );
+    const silent = await Promise.all(Array.from({ length: runs }, () => send('/silent')));
+    if (silent.some((r) => r.errorClass !== 'timeout'))
+      failures.push('sender cut-offs: a silent subscriber was not a timeout');
+    log(`sender cut-offs: ${runs} sends to a 64 KB answer that never ends …`);
+    const endless: number[] = [];
+    for (let n = 0; n < runs; n++) {
+      const started = performance.now();
+      const result = await send('/endless');
+      endless.push(performance.now() - started);
+      if (!result.ok || result.responseExcerpt.length !== RESPONSE_EXCERPT_BYTES) {
+        failures.push(
+          `sender cut-offs: an endless answer gave ${JSON.stringify({ ...result, responseExcerpt: undefined })}`,
+        );
+      }
+    }
+    return {
+      timeoutOvershoot: spread(silent.map((r) => r.latencyMs - DELIVERY_TIMEOUT_MS)),
+      endlessAnswer: spread(endless),
+    };
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}
+
+/**
  * Issue 4's webhook targets on the bench's stack: latency from the commit to the subscriber's
- * receipt, then deliveries per second beside a floor measured in the same run.
+ * receipt, then deliveries per second beside a floor measured in the same run; then the cut-offs
+ * whose order alone the tests check (deadline alarms, the sender's deadline and excerpt).
  */
 export async function benchWebhooks(stack: BenchStack, log: (line: string) => void): Promise<WebhookReport> {
   const sink = await startWebhookSink();
@@ -364,6 +484,8 @@ export async function benchWebhooks(stack: BenchStack, log: (line: string) => vo
   const latency = await measureLatency(stack, sink, log, failures);
   const stackRun = await measureStackDeliveries(stack, sink, log, failures);
   const floorRun = await measureFloorDeliveries(sink, log, failures);
+  const alarms = await measureDeadlineAlarms(stack, sink, log, failures);
+  const senderCutoffs = await measureSenderCutoffs(log, failures);
   const problems = sink.problems();
   if (problems.badSignatures > 0)
     failures.push(`webhooks: ${problems.badSignatures} signatures did not verify`);
@@ -376,6 +498,7 @@ export async function benchWebhooks(stack: BenchStack, log: (line: string) => vo
       floor: floorRun,
       ratio: stackRun.deliveriesPerSecond / floorRun.deliveriesPerSecond,
     },
+    cutoffs: { alarms, ...senderCutoffs },
     sink: { ...problems, duplicates: sink.duplicates() },
     failures,
   };

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bodyOf, call, newOrganisation, newToken, postJson, problemOf } from '../support/api.js';
+import { bodyOf, call, postJson, problemOf, unthrottledOrganisation } from '../support/api.js';
 
 interface PublicEvent {
   id: string;
@@ -30,10 +30,8 @@ async function publish(body: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  const org = await newOrganisation('--tier', 'enterprise', '--rate-limit', '1000');
-  token = (await newToken(org.id, 'read,write')).token;
-  const otherOrg = await newOrganisation('--tier', 'enterprise', '--rate-limit', '1000');
-  other = (await newToken(otherOrg.id, 'read,write')).token;
+  token = (await unthrottledOrganisation()).writer;
+  other = (await unthrottledOrganisation()).writer;
   for (const day of [9, 3, 5, 1, 7])
     published.push(await publish({ title: `Day ${day}`, startsAt: inDays(day) }));
   await publish({ title: 'Board meeting', startsAt: inDays(2), public: false });

@@ -1,6 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { bodyOf, call, newOrganisation, newToken } from '../support/api.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bodyOf,
+  call,
+  declareIncident,
+  newOrganisation,
+  newToken,
+  postJson,
+  problemOf,
+  unthrottledOrganisation,
+} from '../support/api.js';
+import { forIncident, receivedBeforeMarker } from '../support/marker.js';
+import { type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
 interface Incident {
   id: string;
@@ -13,33 +24,20 @@ interface Incident {
 }
 
 let writer: { token: string; id: string };
-let reader: { token: string; id: string };
+let reader: { token: string };
+const receivers: Receiver[] = [];
 
-const json = (body: unknown, extra: Record<string, string> = {}) => ({
-  method: 'POST',
-  headers: { 'Content-Type': 'application/json', ...extra },
-  body: JSON.stringify(body),
-});
-
-async function declare(body: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  return call('/incidents', {
-    token: writer.token,
-    ...json(
-      {
-        severity: 'high',
-        category: 'confidentiality',
-        detectedAt: new Date(Date.now() - 3600_000).toISOString(),
-        ...body,
-      },
-      headers,
-    ),
-  });
-}
+const declare = (body: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  declareIncident(writer.token, body, headers);
 
 beforeAll(async () => {
-  const org = await newOrganisation('--tier', 'enterprise', '--rate-limit', '10000');
-  writer = await newToken(org.id, 'read,write');
-  reader = await newToken(org.id, 'read');
+  const org = await unthrottledOrganisation();
+  writer = { token: org.writer, id: org.writerId };
+  reader = { token: org.reader };
+});
+
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
 });
 
 describe('incidents', () => {
@@ -54,7 +52,8 @@ describe('incidents', () => {
       category: 'confidentiality',
       title: 'Stolen laptop',
     });
-    expect(incident.history).toEqual([{ status: 'declared', at: expect.any(String), tokenId: writer.id }]);
+    expect(incident.history).toEqual([{ status: 'declared', at: incident.declaredAt, tokenId: writer.id }]);
+    expect(Date.parse(String(incident.declaredAt))).toBeGreaterThan(Date.now() - 60_000);
     expect(incident).not.toHaveProperty('organisationId');
     const read = await bodyOf<Incident>(await call(`/incidents/${incident.id}`, { token: reader.token }));
     expect(read).toEqual(incident);
@@ -62,15 +61,9 @@ describe('incidents', () => {
 
   it('move through their lifecycle and keep every move in their history', async () => {
     const { id } = await bodyOf<Incident>(await declare());
-    const contain = await call(`/incidents/${id}/contain`, {
-      token: writer.token,
-      ...json({ note: 'Access revoked' }),
-    });
+    const contain = await postJson(`/incidents/${id}/contain`, writer.token, { note: 'Access revoked' });
     expect(contain.status).toBe(200);
-    const notify = await call(`/incidents/${id}/notify`, {
-      token: writer.token,
-      ...json({ authorityReference: 'DPA-1' }),
-    });
+    const notify = await postJson(`/incidents/${id}/notify`, writer.token, { authorityReference: 'DPA-1' });
     expect((await bodyOf<Incident>(notify)).status).toBe('notified');
     const close = await call(`/incidents/${id}/close`, { token: writer.token, method: 'POST' });
     const closed = await bodyOf<Incident>(close);
@@ -84,8 +77,7 @@ describe('incidents', () => {
     const { id } = await bodyOf<Incident>(await declare());
     await call(`/incidents/${id}/close`, { token: writer.token, method: 'POST' });
     const again = await call(`/incidents/${id}/contain`, { token: writer.token, method: 'POST' });
-    expect(again.status).toBe(409);
-    expect((await bodyOf(again)).code).toBe('invalid_transition');
+    await problemOf(again, 409, 'invalid_transition');
   });
 
   it('are listed newest first, a page at a time', async () => {
@@ -93,9 +85,10 @@ describe('incidents', () => {
     const own = await newToken(org.id);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const response = await call('/incidents', {
-        token: own.token,
-        ...json({ severity: 'low', category: 'integrity', detectedAt: new Date().toISOString() }),
+      const response = await declareIncident(own.token, {
+        severity: 'low',
+        category: 'integrity',
+        detectedAt: new Date().toISOString(),
       });
       ids.push((await bodyOf<Incident>(response)).id);
     }
@@ -136,14 +129,14 @@ describe('bad input', () => {
     const before = await bodyOf<{ data: Incident[] }>(
       await call('/incidents?limit=100', { token: reader.token }),
     );
-    const response = await call('/incidents', {
-      token: writer.token,
-      ...json({ severity: 'catastrophic', category: 'integrity', detectedAt: 'yesterday', colour: 'red' }),
+    const response = await postJson('/incidents', writer.token, {
+      severity: 'catastrophic',
+      category: 'integrity',
+      detectedAt: 'yesterday',
+      colour: 'red',
     });
-    expect(response.status).toBe(400);
-    const problem = await bodyOf<{ code: string; errors: { field: string }[] }>(response);
-    expect(problem.code).toBe('validation_failed');
-    expect(problem.errors.map((e) => e.field).sort()).toEqual(['colour', 'detectedAt', 'severity']);
+    const problem = await problemOf(response, 400, 'validation_failed');
+    expect(problem.errors?.map((e) => e.field).sort()).toEqual(['colour', 'detectedAt', 'severity']);
     const after = await bodyOf<{ data: Incident[] }>(
       await call('/incidents?limit=100', { token: reader.token }),
     );
@@ -151,55 +144,59 @@ describe('bad input', () => {
   });
 
   it('refuses malformed JSON, a detection time in the future and an oversized body', async () => {
-    const malformed = await call('/incidents', {
-      token: writer.token,
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: '{"severity":',
-    });
-    expect([malformed.status, (await bodyOf(malformed)).code]).toEqual([400, 'malformed_json']);
+    const malformed = await postJson('/incidents', writer.token, '{"severity":');
+    await problemOf(malformed, 400, 'malformed_json');
     const future = await declare({ detectedAt: new Date(Date.now() + 86_400_000).toISOString() });
     expect(future.status).toBe(400);
     const huge = await declare({ description: 'x'.repeat(70 * 1024) });
-    expect([huge.status, (await bodyOf(huge)).code]).toEqual([413, 'payload_too_large']);
+    await problemOf(huge, 413, 'payload_too_large');
   });
 
   it('answers 403 insufficient_scope to a read token on a write and a write token on a read', async () => {
-    const readOnWrite = await call('/incidents', { token: reader.token, ...json({}) });
-    expect(readOnWrite.status).toBe(403);
+    const readOnWrite = await postJson('/incidents', reader.token, {});
     expect(readOnWrite.headers.get('www-authenticate')).toBe(
       'Bearer error="insufficient_scope", scope="write"',
     );
-    expect((await bodyOf(readOnWrite)).code).toBe('insufficient_scope');
+    await problemOf(readOnWrite, 403, 'insufficient_scope');
     const writeOnly = await newToken((await newOrganisation()).id, 'write');
-    const writeOnRead = await call('/incidents', { token: writeOnly.token });
-    expect([writeOnRead.status, (await bodyOf(writeOnRead)).code]).toEqual([403, 'insufficient_scope']);
+    await problemOf(await call('/incidents', { token: writeOnly.token }), 403, 'insufficient_scope');
   });
 });
 
 describe('idempotent writes', () => {
   it('return the first result for a repeat with the same key and body, and change nothing', async () => {
+    // An organisation of its own, so that its list and its webhooks are this test's alone.
+    const own = await unthrottledOrganisation();
+    const hook = await startReceiver();
+    receivers.push(hook);
+    expect((await postJson('/webhooks', own.writer, { url: hook.url })).status).toBe(201);
     const key = randomUUID();
-    const body = { severity: 'medium', category: 'availability', detectedAt: '2026-11-01T10:00:00.000Z' };
-    const first = await call('/incidents', {
-      token: writer.token,
-      ...json(body, { 'Idempotency-Key': key }),
-    });
-    const second = await call('/incidents', {
-      token: writer.token,
-      ...json(body, { 'Idempotency-Key': key }),
-    });
+    // Detected an hour ago: its deadline alarm is far off, so every webhook here comes from the requests.
+    const detectedAt = new Date(Date.now() - 3600_000).toISOString();
+    const body = { severity: 'medium', category: 'availability', detectedAt };
+    const first = await declareIncident(own.writer, body, { 'Idempotency-Key': key });
+    const second = await declareIncident(own.writer, body, { 'Idempotency-Key': key });
     expect(second.status).toBe(201);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
-    expect(await bodyOf(second)).toEqual(await bodyOf(first));
+    const incident = await bodyOf<Incident>(first);
+    expect(await bodyOf(second)).toEqual(incident);
+
+    // One incident, as the first request left it.
+    const list = await bodyOf<{ data: Incident[] }>(await call('/incidents', { token: own.reader }));
+    expect(list.data.map((i) => i.id)).toEqual([incident.id]);
+    expect(await bodyOf(await call(`/incidents/${incident.id}`, { token: own.reader }))).toEqual(incident);
+
+    // One webhook for the two requests: a later incident's arrives, and nothing more came before it.
+    const marker = await bodyOf<Incident>(await declareIncident(own.writer));
+    const sent = await receivedBeforeMarker(hook, forIncident(incident.id), forIncident(marker.id));
+    expect(sent.map((w) => [w.body.event, w.body.attempt])).toEqual([['incident.declared', 1]]);
   });
 
   it('answer 409 when the key is reused with another body', async () => {
     const key = randomUUID();
     await declare({}, { 'Idempotency-Key': key });
     const other = await declare({ severity: 'low' }, { 'Idempotency-Key': key });
-    expect(other.status).toBe(409);
-    expect((await bodyOf(other)).code).toBe('idempotency_conflict');
+    await problemOf(other, 409, 'idempotency_conflict');
   });
 
   it('make concurrent repeats produce one incident', async () => {
@@ -212,9 +209,7 @@ describe('idempotent writes', () => {
       detectedAt: '2026-11-01T10:00:00.000Z',
     };
     const responses = await Promise.all(
-      Array.from({ length: 5 }, () =>
-        call('/incidents', { token: own.token, ...json(body, { 'Idempotency-Key': key }) }),
-      ),
+      Array.from({ length: 5 }, () => declareIncident(own.token, body, { 'Idempotency-Key': key })),
     );
     const ids = await Promise.all(responses.map(async (r) => (await bodyOf<Incident>(r)).id));
     expect(new Set(ids).size).toBe(1);

@@ -1,15 +1,10 @@
 import { verify as verifyGitHubStyle } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyOf, call, cli, postJson, unthrottledOrganisation } from '../support/api.js';
+import { bodyOf, call, cli, declareIncident, postJson, unthrottledOrganisation } from '../support/api.js';
+import { forIncident, receivedBeforeMarker } from '../support/marker.js';
 import { waitFor } from '../support/wait.js';
-import {
-  answer,
-  firstThen,
-  type ReceivedWebhook,
-  type Receiver,
-  startReceiver,
-} from '../support/webhook-receiver.js';
+import { answer, firstThen, type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
 interface Endpoint {
   id: string;
@@ -38,25 +33,17 @@ async function receiver(...args: Parameters<typeof startReceiver>) {
   return started;
 }
 
-const post = (path: string, body: unknown, token = writer) => postJson(path, token, body);
-
 async function register(url: string, events?: string[]): Promise<Endpoint> {
-  const response = await post('/webhooks', { url, ...(events ? { events } : {}) });
+  const response = await postJson('/webhooks', writer, { url, ...(events ? { events } : {}) });
   expect(response.status).toBe(201);
   return bodyOf<Endpoint>(response);
 }
 
 async function declare(): Promise<string> {
-  const response = await post('/incidents', {
-    severity: 'high',
-    category: 'confidentiality',
-    detectedAt: new Date(Date.now() - 60_000).toISOString(),
-  });
+  const response = await declareIncident(writer);
+  expect(response.status).toBe(201);
   return (await bodyOf<{ id: string }>(response)).id;
 }
-
-const forIncident = (id: string) => (w: ReceivedWebhook) =>
-  (w.body.incident as { id: string } | undefined)?.id === id;
 
 async function deliveries(endpointId: string): Promise<Attempt[]> {
   return (
@@ -85,11 +72,12 @@ describe('webhook endpoints', () => {
   });
 
   it('are refused with 400 for a bad URL or an unknown event, and 403 for a read token', async () => {
-    expect((await post('/webhooks', { url: 'ftp://example.org/x' })).status).toBe(400);
+    expect((await postJson('/webhooks', writer, { url: 'ftp://example.org/x' })).status).toBe(400);
     expect(
-      (await post('/webhooks', { url: 'http://127.0.0.1:9/x', events: ['incident.exploded'] })).status,
+      (await postJson('/webhooks', writer, { url: 'http://127.0.0.1:9/x', events: ['incident.exploded'] }))
+        .status,
     ).toBe(400);
-    expect((await post('/webhooks', { url: 'http://127.0.0.1:9/x' }, reader)).status).toBe(403);
+    expect((await postJson('/webhooks', reader, { url: 'http://127.0.0.1:9/x' })).status).toBe(403);
   });
 
   it('are removed with 204, then 404', async () => {
@@ -139,8 +127,8 @@ describe('delivery', () => {
       outcome: 'succeeded',
       statusCode: 200,
     });
-    await new Promise((r) => setTimeout(r, 500));
-    expect(hook.received.filter(forIncident(incidentId))).toHaveLength(1);
+    const later = await declare();
+    expect(await receivedBeforeMarker(hook, forIncident(incidentId), forIncident(later))).toHaveLength(1);
   });
 
   it('follows every state change and respects each endpoint’s event filter', async () => {
@@ -149,9 +137,9 @@ describe('delivery', () => {
     await register(all.url);
     await register(closedOnly.url, ['incident.closed']);
     const id = await declare();
-    await post(`/incidents/${id}/contain`, {});
-    await post(`/incidents/${id}/notify`, { authorityReference: 'DPA-9' });
-    await post(`/incidents/${id}/close`, {});
+    await postJson(`/incidents/${id}/contain`, writer, {});
+    await postJson(`/incidents/${id}/notify`, writer, { authorityReference: 'DPA-9' });
+    await postJson(`/incidents/${id}/close`, writer, {});
     const events = (await all.waitFor(4, forIncident(id))).map((w) => w.body.event).sort();
     expect(events).toEqual([
       'incident.closed',
@@ -201,10 +189,15 @@ describe('delivery', () => {
       const listed = await bodyOf<{ data: Endpoint[] }>(await call('/webhooks', { token: reader }));
       return listed.data.find((e) => e.id === endpoint.id && e.disabledAt !== null);
     });
-    expect(disabled.disabledAt).toMatch(/Z$/);
+    expect(disabled.disabledAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    // Another endpoint receives a later incident's webhook: by then the disabled one had its chance.
+    const markers = await receiver();
+    await register(markers.url, ['incident.declared']);
     await declare();
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(hook.received).toHaveLength(1);
+    const later = await declare();
+    expect(
+      await receivedBeforeMarker(hook, () => true, forIncident(later), { markerAt: markers }),
+    ).toHaveLength(1);
   });
 });
 

@@ -18,7 +18,7 @@ let template: Template;
 beforeAll(() => {
   // Settings only: bundling is exercised below for the one function whose bundle is special.
   template = settingsOnlyTemplate('dev');
-}, 60_000);
+});
 
 const { resources, functionId, tableActionsOf, resourcePath, methodsAt } = templateLookups(() => template);
 

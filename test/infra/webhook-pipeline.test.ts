@@ -4,7 +4,7 @@ import { DELIVERY_DETAIL_TYPE, EVENT_SOURCE } from '../../shared/topology/event-
 import { DELIVERY_QUEUE } from '../../shared/topology/queues.js';
 import { OUTBOX_STREAM_FILTER } from '../../shared/topology/stream-filter.js';
 import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../../shared/topology/timeouts.js';
-import { settingsOnlyTemplate, templateLookups } from '../support/template.js';
+import { arnTarget, settingsOnlyTemplate, templateLookups } from '../support/template.js';
 
 let template: Template;
 
@@ -14,6 +14,29 @@ beforeAll(() => {
 });
 
 const { resources, functionByName, functionId, actionsOf } = templateLookups(() => template);
+
+/** The logical id of the only resource of a type. */
+function onlyId(type: string): string {
+  const ids = Object.keys(resources(type));
+  expect(ids, type).toHaveLength(1);
+  return ids[0] ?? '';
+}
+
+/** The dead-letter queue: the queue that the delivery queue's redrive policy points at. */
+function deadLetterQueueId(): string {
+  const main = Object.values(resources('AWS::SQS::Queue')).find((q) => q.Properties.RedrivePolicy);
+  const redrive = main?.Properties.RedrivePolicy as { deadLetterTargetArn: unknown } | undefined;
+  return arnTarget(redrive?.deadLetterTargetArn) ?? '';
+}
+
+/** The alarm with this metric; there is one of each. */
+function alarmOn(metricName: string): Record<string, unknown> {
+  const alarms = Object.values(resources('AWS::CloudWatch::Alarm')).filter(
+    (alarm) => alarm.Properties.MetricName === metricName,
+  );
+  expect(alarms, metricName).toHaveLength(1);
+  return alarms[0]?.Properties ?? {};
+}
 
 describe('the table stream to the relay', () => {
   it('streams new images and feeds only outbox inserts to the relay, retried until relayed', () => {
@@ -76,12 +99,41 @@ describe('the bus and the delivery queue', () => {
     });
   });
 
-  it('raises an alarm as soon as a delivery reaches the dead-letter queue', () => {
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: 'ApproximateNumberOfMessagesVisible',
+  it('raises an alarm on the alarm topic as soon as a delivery reaches the dead-letter queue', () => {
+    const dlq = deadLetterQueueId();
+    expect(dlq).toMatch(/DeadLetterQueue/);
+    expect(alarmOn('ApproximateNumberOfMessagesVisible')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 60,
       Threshold: 1,
+      EvaluationPeriods: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      AlarmActions: [Match.anyValue()],
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: onlyId('AWS::SNS::Topic') }],
+    });
+  });
+});
+
+describe('the relay', () => {
+  it('raises an alarm on the alarm topic when it falls five minutes behind the table stream', () => {
+    const relay = functionId('outbox-relay');
+    // The iterator age of the relay's event source, the table stream, is reported under the function's name.
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: relay },
+      EventSourceArn: { 'Fn::GetAtt': [onlyId('AWS::DynamoDB::GlobalTable'), 'StreamArn'] },
+    });
+    expect(alarmOn('IteratorAge')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: relay } }],
+      Statistic: 'Maximum',
+      Period: 60,
+      Threshold: 5 * 60 * 1000,
+      EvaluationPeriods: 3,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: onlyId('AWS::SNS::Topic') }],
     });
   });
 });
@@ -100,8 +152,9 @@ describe('signing secrets', () => {
   it('reach the delivery function and the registration function by key id, never as a value', () => {
     const [, delivery] = functionByName('deliver-webhook');
     const variables = (delivery.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    expect(variables.SECRETS_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Arn'] });
-    expect(variables.DELIVERY_QUEUE_URL).toEqual({ Ref: expect.any(String) });
+    expect(variables.SECRETS_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [onlyId('AWS::KMS::Key'), 'Arn'] });
+    const deliveryQueue = Object.keys(resources('AWS::SQS::Queue')).find((id) => id !== deadLetterQueueId());
+    expect(variables.DELIVERY_QUEUE_URL).toEqual({ Ref: deliveryQueue });
   });
 });
 

@@ -146,7 +146,12 @@ describe('the relay', () => {
       () => received.filter((m) => m.eventId === closedEvent.eventId).length === 2,
       { timeoutMs: 10_000 },
     );
-    await new Promise((r) => setTimeout(r, 300));
+    // A later event, relayed in stream order after anything the restarted poller would relay again.
+    const marker = newDomainEvent('member.created', organisationId, { id: randomUUID() }, new Date());
+    await commitTransaction([outboxWrite(marker)]);
+    await waitFor('the marker event', () => received.some((m) => m.eventId === marker.eventId), {
+      timeoutMs: 10_000,
+    });
     await restarted.stop();
 
     expect(received.filter((m) => m.eventId === declared.eventId)).toHaveLength(1);

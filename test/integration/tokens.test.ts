@@ -112,6 +112,7 @@ describe('the TOKEN authorizer', () => {
   it('allows a live token with its organisation, scopes and limit as context, and records its use', async () => {
     const org = await createOrganisation({ name: 'Org', tier: 'enterprise', rateLimitPerMinute: 120 });
     const { token, record } = await issueToken({ organisationId: org.id, scopes: ['read', 'write'] });
+    const before = Date.now();
     const result = await authorize({ type: 'TOKEN', authorizationToken: `Bearer ${token}`, methodArn });
     expect(result.context).toEqual({
       organisationId: org.id,
@@ -126,7 +127,9 @@ describe('the TOKEN authorizer', () => {
         Resource: 'arn:aws:execute-api:eu-west-1:123456789012:api1/dev/*',
       },
     ]);
-    expect((await findTokenByPrefix(record.prefix))?.lastUsedAt).not.toBeNull();
+    const lastUsedAt = Date.parse(String((await findTokenByPrefix(record.prefix))?.lastUsedAt));
+    expect(lastUsedAt).toBeGreaterThanOrEqual(before - 1000);
+    expect(lastUsedAt).toBeLessThanOrEqual(Date.now());
   });
 
   it('throws Unauthorized (never a Deny) for unknown, wrong-secret, malformed and revoked tokens', async () => {

@@ -30,16 +30,22 @@ export async function newToken(organisationId: string, scopes = 'read,write'): P
   return cli<IssuedToken>('token', 'issue', '--org', organisationId, '--scopes', scopes);
 }
 
-/** An organisation with a rate limit no test reaches, and a read-write and a read token for it. */
-export async function unthrottledOrganisation(): Promise<{
+/**
+ * An organisation with a rate limit no test reaches, a token with `writerScopes` (read and write
+ * unless said) and a read token for it.
+ */
+export async function unthrottledOrganisation(writerScopes = 'read,write'): Promise<{
   organisationId: string;
   writer: string;
+  writerId: string;
   reader: string;
 }> {
   const { id } = await newOrganisation('--tier', 'enterprise', '--rate-limit', '10000');
+  const writer = await newToken(id, writerScopes);
   return {
     organisationId: id,
-    writer: (await newToken(id, 'read,write')).token,
+    writer: writer.token,
+    writerId: writer.id,
     reader: (await newToken(id, 'read')).token,
   };
 }
@@ -87,17 +93,38 @@ export function postJson(
   });
 }
 
-/** A problem+json answer with this status and code; returns its body. */
+/** A problem+json answer with this status and code (in the body too), and no stack trace; returns its body. */
 export async function problemOf(response: Response, status: number, code: string) {
   const body = await bodyOf<{ status: number; code: string; errors?: { field: string; message: string }[] }>(
     response,
   );
   if (
     response.status !== status ||
+    body.status !== status ||
     body.code !== code ||
     response.headers.get('content-type') !== 'application/problem+json'
   ) {
     throw new Error(`expected ${status} ${code}, got ${response.status} ${JSON.stringify(body)}`);
   }
+  if (/\bat .*\.ts:\d+/.test(JSON.stringify(body))) {
+    throw new Error(`a problem body holds a stack trace: ${JSON.stringify(body)}`);
+  }
   return body;
+}
+
+/** A valid incident: high, confidentiality, detected an hour ago, unless `fields` say otherwise. */
+export const incidentFields = (fields: Record<string, unknown> = {}) => ({
+  severity: 'high',
+  category: 'confidentiality',
+  detectedAt: new Date(Date.now() - 3600_000).toISOString(),
+  ...fields,
+});
+
+/** Declares an incident (`incidentFields`) through `postJson`, so the answer is contract-checked too. */
+export function declareIncident(
+  token: string,
+  fields: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return postJson('/incidents', token, incidentFields(fields), headers);
 }

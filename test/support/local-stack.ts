@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { appendFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -61,11 +61,18 @@ export async function startLocalStack(env: Record<string, string> = {}): Promise
   };
 }
 
+/** Where `mis` notes the tokens and signing secrets it was given, for the check that no log holds one. */
+export const issuedSecretsFile = (dataDir: string) => join(dataDir, 'issued-secrets.txt');
+
 /** Runs the operator CLI as an operator would, against the stack that keeps its state in dataDir. */
 export async function mis<T = unknown>(dataDir: string, ...args: string[]): Promise<T> {
   const { stdout } = await promisify(execFile)(process.execPath, ['infra/cli/bin.js', ...args, '--json'], {
     cwd: root,
     env: { ...process.env, DATA_DIR: dataDir },
   });
-  return JSON.parse(stdout) as T;
+  const result = JSON.parse(stdout) as T;
+  const { token, secret } = (result ?? {}) as { token?: unknown; secret?: unknown };
+  const issued = [token, secret].filter((value): value is string => typeof value === 'string');
+  if (issued.length > 0) appendFileSync(issuedSecretsFile(dataDir), `${issued.join('\n')}\n`);
+  return result;
 }

@@ -33,3 +33,17 @@ export function postTo(
     body: JSON.stringify(body),
   });
 }
+
+/** POSTs like `postTo` and returns what was created, failing the test unless the answer is 201. */
+export async function postCreated<T = Record<string, string>>(
+  stack: Pick<OwnStack, 'baseUrl'>,
+  token: string,
+  path: string,
+  body: unknown,
+): Promise<T> {
+  const response = await postTo(stack, token, path, body);
+  if (response.status !== 201) {
+    throw new Error(`expected 201 from POST ${path}, got ${response.status} ${await response.text()}`);
+  }
+  return (await response.json()) as T;
+}

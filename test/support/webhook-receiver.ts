@@ -49,6 +49,29 @@ export const answerAfter =
     }, ms).unref();
   };
 
+/**
+ * `behaviour`, noting how each request's connection ended: `hungUp(n)` resolves when the n-th
+ * (0-based) is closed, with `beforeAnswer: true` when the sender closed it before the whole answer
+ * was sent (it gave up, or stopped reading) rather than the answer completing.
+ */
+export function watchHangups(behaviour: Behaviour) {
+  const hangups: Promise<{ beforeAnswer: boolean }>[] = [];
+  const watched: Behaviour = (n, request, response) => {
+    hangups[n] = new Promise((resolve) =>
+      response.once('close', () => resolve({ beforeAnswer: !response.writableFinished })),
+    );
+    behaviour(n, request, response);
+  };
+  return {
+    behaviour: watched,
+    hungUp: async (n = 0) => {
+      const hangup = hangups[n];
+      if (!hangup) throw new Error(`No request ${n} arrived`);
+      return hangup;
+    },
+  };
+}
+
 /** The path that `url` points at, and that `startReceiver`'s behaviour and `behave` apply to. */
 const HOOKS_PATH = '/hooks';
 

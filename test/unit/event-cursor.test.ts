@@ -3,6 +3,7 @@ import { InvalidCursorError } from '../../shared/domain/errors.js';
 import { decodeEventCursor, encodeEventCursor } from '../../shared/domain/event-cursor.js';
 import { upcomingWindow } from '../../shared/domain/public-event.js';
 import { problemForError } from '../../shared/http/problem.js';
+import { thrownBy } from '../support/throws.js';
 
 const org = '11111111-1111-4111-8111-111111111111';
 const other = '22222222-2222-4222-8222-222222222222';
@@ -37,14 +38,10 @@ describe('event cursor', () => {
     ['a bad time', Buffer.from(JSON.stringify(['e1', '2027-01-01', position.id, 'x'])).toString('base64url')],
     ['a bad id', Buffer.from(JSON.stringify(['e1', position.startsAt, 'ORG#x', 'x'])).toString('base64url')],
   ])('refuses %s with a 400 invalid_cursor problem', (_, cursor) => {
-    try {
-      decodeEventCursor(cursor, { organisationId: org });
-      expect.unreachable();
-    } catch (error) {
-      const response = problemForError(error);
-      expect(response.statusCode).toBe(400);
-      expect(JSON.parse(response.body)).toMatchObject({ code: 'invalid_cursor', status: 400 });
-    }
+    const error = thrownBy(() => decodeEventCursor(cursor, { organisationId: org }), InvalidCursorError);
+    const response = problemForError(error);
+    expect(response.statusCode).toBe(400);
+    expect(JSON.parse(response.body)).toMatchObject({ code: 'invalid_cursor', status: 400 });
   });
 });
 

@@ -7,6 +7,7 @@ import {
   incidentEventData,
   moveIncident,
 } from '../../shared/domain/incident.js';
+import { thrownBy } from '../support/throws.js';
 
 const at = (minutes: number) => new Date(Date.UTC(2026, 10, 22, 8, minutes));
 const declared = () =>
@@ -86,12 +87,8 @@ describe('incident lifecycle', () => {
     ['closed', 'close'],
   ] as const)('refuses to %s → %s with invalid_transition', (status, action) => {
     const incident = reach(status);
-    expect(() => moveIncident(incident, action, {}, 't', at(9))).toThrow(InvalidTransitionError);
-    try {
-      moveIncident(incident, action, {}, 't', at(9));
-    } catch (error) {
-      expect((error as InvalidTransitionError).code).toBe('invalid_transition');
-    }
+    const error = thrownBy(() => moveIncident(incident, action, {}, 't', at(9)), InvalidTransitionError);
+    expect(error.code).toBe('invalid_transition');
   });
 
   it('leaves free text out of what subscribers receive', () => {

@@ -12,6 +12,7 @@ import { newContributionBody } from '../../shared/schemas/contributions.js';
 import { registerFileBody } from '../../shared/schemas/sanctuary-files.js';
 import { settlePayoutBody } from '../../shared/schemas/timebank.js';
 import { webhookPayloadSchemas } from '../../shared/schemas/webhooks.js';
+import { validationIssuesOf } from '../support/throws.js';
 
 const withRawBody = (body: string) =>
   ({
@@ -21,15 +22,8 @@ const withRawBody = (body: string) =>
   }) as unknown as APIGatewayProxyEvent;
 const withBody = (body: unknown) => withRawBody(JSON.stringify(body));
 
-function issues<T>(schema: ZodMiniType<T>, event: APIGatewayProxyEvent) {
-  try {
-    parseJsonBody(event, schema);
-    return [];
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    return error.issues;
-  }
-}
+const issues = <T>(schema: ZodMiniType<T>, event: APIGatewayProxyEvent) =>
+  validationIssuesOf(() => parseJsonBody(event, schema));
 const fields = <T>(schema: ZodMiniType<T>, body: unknown) =>
   issues(schema, withBody(body))
     .map((i) => i.field)

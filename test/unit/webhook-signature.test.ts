@@ -106,7 +106,7 @@ describe('the delivery headers', () => {
   it('take a deployment name in place of "service"', () => {
     const headers = headersFor(body, now(), 'acme');
     expect(headers['x-acme-signature']).toBe(signPayload(secret, body));
-    expect(headers['x-acme-delivery']).toBeDefined();
+    expect(headers['x-acme-delivery']).toBe('0d9c1c52-7b1e-4f7a-9f7e-0a4c5b6d7e8f');
     expect(headers['user-agent']).toBe('acme-webhooks/1.0');
     expect(headers['x-service-signature']).toBeUndefined();
   });

@@ -1,19 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { assertAcceptableWebhookUrl } from '../../shared/adapters/webhook-sender.js';
 import { ValidationError } from '../../shared/domain/errors.js';
+import { thrownBy, validationIssuesOf } from '../support/throws.js';
 
 const onAws = (url: string) => () => assertAcceptableWebhookUrl(url, false);
 const locally = (url: string) => () => assertAcceptableWebhookUrl(url, true);
 
 /** The field issue's message, or undefined when the URL is accepted. */
 function refusal(url: string, allowPrivate: boolean): string | undefined {
-  try {
-    assertAcceptableWebhookUrl(url, allowPrivate);
-    return undefined;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return (error as ValidationError).issues.map((i) => `${i.field}: ${i.message}`).join('; ');
-  }
+  const issues = validationIssuesOf(() => assertAcceptableWebhookUrl(url, allowPrivate));
+  return issues.length > 0 ? issues.map((i) => `${i.field}: ${i.message}`).join('; ') : undefined;
 }
 
 describe('webhook URL registration', () => {
@@ -47,14 +43,9 @@ describe('webhook URL registration', () => {
   });
 
   it('names the url field', () => {
-    try {
-      onAws('http://example.com')();
-      expect.unreachable();
-    } catch (error) {
-      expect((error as ValidationError).issues).toEqual([
-        { field: 'url', message: 'The webhook URL must use https.' },
-      ]);
-    }
+    expect(thrownBy(onAws('http://example.com'), ValidationError).issues).toEqual([
+      { field: 'url', message: 'The webhook URL must use https.' },
+    ]);
   });
 
   it('lets the local stack use http and loopback, but still no credentials or other schemes', () => {

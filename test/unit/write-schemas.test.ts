@@ -8,6 +8,7 @@ import { MAX_BODY_BYTES, parseJsonBody, parseQuery } from '../../shared/http/req
 import { eventsQuery, newEventBody } from '../../shared/schemas/events.js';
 import { newImpactReportBody } from '../../shared/schemas/impact.js';
 import { newMemberBody } from '../../shared/schemas/members.js';
+import { thrownBy, validationIssuesOf } from '../support/throws.js';
 
 const withBody = (body: unknown) =>
   ({
@@ -16,15 +17,8 @@ const withBody = (body: unknown) =>
     headers: { 'content-type': 'application/json' },
   }) as unknown as APIGatewayProxyEvent;
 
-function issues<T>(schema: ZodMiniType<T>, body: unknown) {
-  try {
-    parseJsonBody(withBody(body), schema);
-    return [];
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    return error.issues;
-  }
-}
+const issues = <T>(schema: ZodMiniType<T>, body: unknown) =>
+  validationIssuesOf(() => parseJsonBody(withBody(body), schema));
 
 const fields = <T>(schema: ZodMiniType<T>, body: unknown) =>
   issues(schema, body)
@@ -110,16 +104,8 @@ describe('GET /events query', () => {
   });
 
   it('names query parameters as query.<name>, unknown ones included', () => {
-    try {
-      query({ limit: '0', from: 'yesterday', sort: 'asc' });
-      expect.unreachable();
-    } catch (error) {
-      expect((error as ValidationError).issues.map((i) => i.field).sort()).toEqual([
-        'query.from',
-        'query.limit',
-        'query.sort',
-      ]);
-    }
+    const error = thrownBy(() => query({ limit: '0', from: 'yesterday', sort: 'asc' }), ValidationError);
+    expect(error.issues.map((i) => i.field).sort()).toEqual(['query.from', 'query.limit', 'query.sort']);
   });
 
   it('refuses a `to` before `from`', () => {
