@@ -8,7 +8,7 @@ import { newDomainEvent } from '../../shared/domain/webhook-events.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { writeRequestOf } from '../../shared/http/idempotency.js';
 import { parseJsonBody } from '../../shared/http/request.js';
-import { jsonResponse } from '../../shared/http/responses.js';
+import { jsonResponse, locationOf } from '../../shared/http/responses.js';
 import { newContributionBody } from '../../shared/schemas/contributions.js';
 
 export const handler = apiHandler(async (event, caller) => {
@@ -22,6 +22,6 @@ export const handler = apiHandler(async (event, caller) => {
   );
   const writes = [contributionWrite(caller.organisationId, contribution), outboxWrite(received)];
   if (contribution.memberId) writes.push(memberExists(caller.organisationId, contribution.memberId));
-  const response = jsonResponse(201, contribution, { Location: `${event.path}/${contribution.id}` });
+  const response = jsonResponse(201, contribution, { Location: locationOf(event, contribution.id) });
   return commitWrite(writeRequestOf(event, caller), writes, response);
 });

@@ -14,7 +14,7 @@ import { newDomainEvent } from '../../shared/domain/webhook-events.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { writeRequestOf } from '../../shared/http/idempotency.js';
 import { parseJsonBody } from '../../shared/http/request.js';
-import { jsonResponse } from '../../shared/http/responses.js';
+import { jsonResponse, locationOf } from '../../shared/http/responses.js';
 import { declareIncidentBody } from '../../shared/schemas/incidents.js';
 
 /** Clocks disagree a little; a detection time further ahead than this is a mistake. */
@@ -35,7 +35,7 @@ export const handler = apiHandler(async (event, caller) => {
     incidentEventData(incident),
     now,
   );
-  const response = jsonResponse(201, incidentView(incident), { Location: `${event.path}/${incident.id}` });
+  const response = jsonResponse(201, incidentView(incident), { Location: locationOf(event, incident.id) });
   // The 72-hour deadline alarm is armed with the incident: it fires at detectedAt + 60 h unless notified or closed.
   const writes = [incidentWrite(incident), outboxWrite(declared), deadlineTimerWrite(incident, now)];
   return commitWrite(writeRequestOf(event, caller), writes, response);

@@ -7,7 +7,7 @@ import { expiryTimer } from '../../shared/domain/timer.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { writeRequestOf } from '../../shared/http/idempotency.js';
 import { parseJsonBody } from '../../shared/http/request.js';
-import { jsonResponse } from '../../shared/http/responses.js';
+import { jsonResponse, locationOf } from '../../shared/http/responses.js';
 import { registerFileBody } from '../../shared/schemas/sanctuary-files.js';
 
 /** The file and its expiry timer together: `sanctuary.file.expired` is emitted when the timer fires. */
@@ -18,6 +18,6 @@ export const handler = apiHandler(async (event, caller) => {
     fileWrite(caller.organisationId, file),
     timerWrite(expiryTimer(caller.organisationId, file), now),
   ];
-  const response = jsonResponse(201, fileView(file), { Location: `${event.path}/${file.id}` });
+  const response = jsonResponse(201, fileView(file), { Location: locationOf(event, file.id) });
   return commitWrite(writeRequestOf(event, caller), writes, response);
 });

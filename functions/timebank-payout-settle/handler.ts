@@ -8,7 +8,7 @@ import { newDomainEvent } from '../../shared/domain/webhook-events.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { writeRequestOf } from '../../shared/http/idempotency.js';
 import { parseJsonBody } from '../../shared/http/request.js';
-import { jsonResponse } from '../../shared/http/responses.js';
+import { jsonResponse, locationOf } from '../../shared/http/responses.js';
 import { settlePayoutBody } from '../../shared/schemas/timebank.js';
 
 export const handler = apiHandler(async (event, caller) => {
@@ -25,6 +25,6 @@ export const handler = apiHandler(async (event, caller) => {
     payoutWrite(caller.organisationId, payout),
     outboxWrite(settled),
   ];
-  const response = jsonResponse(201, payout, { Location: `${event.path}/${payout.id}` });
+  const response = jsonResponse(201, payout, { Location: locationOf(event, payout.id) });
   return commitWrite(writeRequestOf(event, caller), writes, response);
 });

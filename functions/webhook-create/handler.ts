@@ -7,7 +7,7 @@ import { webhookEndpointView } from '../../shared/domain/webhook-view.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { writeRequestOf } from '../../shared/http/idempotency.js';
 import { parseJsonBody } from '../../shared/http/request.js';
-import { jsonResponse } from '../../shared/http/responses.js';
+import { jsonResponse, locationOf } from '../../shared/http/responses.js';
 import { createWebhookBody } from '../../shared/schemas/webhook-endpoints.js';
 
 export const handler = apiHandler(
@@ -22,7 +22,7 @@ export const handler = apiHandler(
     const response = jsonResponse(
       201,
       { ...webhookEndpointView(endpoint), secret },
-      { Location: `${event.path}/${endpoint.id}` },
+      { Location: locationOf(event, endpoint.id) },
     );
     // The response holds the secret, so a replayable copy of it is stored encrypted.
     return commitWrite(writeRequestOf(event, caller), [write], response, secretCipher());

@@ -1,9 +1,11 @@
 import { Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { GRANTS } from '../../shared/topology/grants.js';
+import { RATE_COUNTER_KEY_PREFIX } from '../../shared/topology/table.js';
 import type { ServiceFunction } from './constructs/service-function.js';
 
 /** The resources a function's grants may name; a construct passes those it has made. */
@@ -33,6 +35,18 @@ export function grantAccess(fn: ServiceFunction, targets: GrantTargets, tableInd
       reason:
         "Table grants cover this table's own indexes (needed for Query on gsi1); item actions do not apply to index ARNs.",
     });
+  }
+  if ('rateCounters' in grants && !(grants.table as readonly string[]).includes('dynamodb:UpdateItem')) {
+    // IAM compares the partition key of the item updated with the rate counters' prefix.
+    fn.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [targets.table.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RATE_COUNTER_KEY_PREFIX}*`] },
+        },
+      }),
+    );
   }
   if ('eventBus' in grants) required(targets.eventBus, 'event bus', fn).grantPutEventsTo(fn.function);
   if ('signingKey' in grants) {

@@ -24,13 +24,45 @@ export interface GatewayOptions {
   handlers: Record<string, ProxyHandler>;
   authorizer: TokenAuthorizer;
   cacheSeconds?: number;
+  /**
+   * A custom domain's base path mapping to serve besides the root (`LOCAL_BASE_PATH`), e.g.
+   * `membership` for `/membership/api/public/v1`.
+   */
+  basePath?: string;
+}
+
+/**
+ * Where a request came in, as API Gateway tells a function: `path` is the request's path without the
+ * stage on a stage URL but with the base path on a custom domain (an API Gateway quirk), while
+ * `requestContext.path` is always the path the client asked for.
+ */
+interface Mount {
+  /** The path under the base path (`/incidents/…`), or undefined when the request is not for the API. */
+  relativePath: string | undefined;
+  eventPath: string;
+}
+
+function mountOf(pathname: string, basePath: string | undefined): Mount {
+  const under = (prefix: string) =>
+    pathname.startsWith(`${prefix}${BASE_PATH}/`)
+      ? pathname.slice(prefix.length + BASE_PATH.length)
+      : undefined;
+  // The stage URL, https://{api}.execute-api.{region}.amazonaws.com/{stage}/api/public/v1/…
+  const onStage = under(`/${STAGE}`);
+  if (onStage !== undefined) return { relativePath: onStage, eventPath: pathname.slice(STAGE.length + 1) };
+  // A custom domain with a base path mapping: the base path stays in `path`.
+  const onBasePath = basePath ? under(`/${basePath}`) : undefined;
+  if (onBasePath !== undefined) return { relativePath: onBasePath, eventPath: pathname };
+  // A custom domain mapped at its root (what `npm start` prints).
+  return { relativePath: under(''), eventPath: pathname };
 }
 
 /** API Gateway's own payload limit for REST APIs. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 const ACCOUNT = '000000000000';
 const API_ID = 'local';
-const STAGE = 'local';
+/** The stage of the local API: it is also served at `/local/api/public/v1`, as on a stage URL. */
+export const STAGE = 'local';
 
 interface CachedDecision {
   result: APIGatewayAuthorizerResult;
@@ -104,9 +136,7 @@ export function createGateway(options: GatewayOptions): Server & { flushAuthoriz
       cache.clear();
       return { statusCode: 204, body: '' };
     }
-    const relativePath = url.pathname.startsWith(`${BASE_PATH}/`)
-      ? url.pathname.slice(BASE_PATH.length)
-      : undefined;
+    const { relativePath, eventPath } = mountOf(url.pathname, options.basePath);
     const candidates = relativePath === undefined ? [] : findRoutes(relativePath);
     if (candidates.length === 0) {
       return problemResponse(problem(404, 'not_found', `No resource at ${url.pathname}.`));
@@ -156,7 +186,7 @@ export function createGateway(options: GatewayOptions): Server & { flushAuthoriz
     const hasQuery = Object.keys(query).length > 0;
     const event: APIGatewayProxyEvent = {
       resource,
-      path: url.pathname,
+      path: eventPath,
       httpMethod: method,
       headers,
       multiValueHeaders,

@@ -1,4 +1,6 @@
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import {
+  ChangeMessageVisibilityCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   type Message,
@@ -26,6 +28,11 @@ export interface SqsPollerOptions {
   concurrency?: number;
   /** Long-poll wait; the mapping uses 20 s. */
   waitTimeSeconds?: number;
+  /**
+   * Where the receipt handles of the batches being handled are kept, so that a stack that died
+   * mid-attempt releases those messages at its next start instead of after the visibility timeout.
+   */
+  inFlightFile?: string;
 }
 
 export interface SqsPoller {
@@ -34,6 +41,39 @@ export interface SqsPoller {
 }
 
 const RETRY_AFTER_ERROR_MS = 1000;
+
+/**
+ * The receipt handles of the messages whose attempt is under way. Only those are released after a
+ * crash: a message the handler already set to wait out its backoff keeps that schedule, and a
+ * crash mid-attempt counts as the attempt (as on SQS: the POST may have gone out).
+ */
+function inFlightJournal(file: string | undefined) {
+  const handles = new Set<string>();
+  const save = () => {
+    if (!file) return;
+    writeFileSync(`${file}.tmp`, JSON.stringify([...handles]));
+    renameSync(`${file}.tmp`, file);
+  };
+  return {
+    previous(): string[] {
+      if (!file || !existsSync(file)) return [];
+      try {
+        const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+        return Array.isArray(parsed) ? parsed.filter((h): h is string => typeof h === 'string') : [];
+      } catch {
+        return [];
+      }
+    },
+    begin(batch: string[]) {
+      for (const handle of batch) handles.add(handle);
+      save();
+    },
+    end(batch: string[]) {
+      for (const handle of batch) handles.delete(handle);
+      save();
+    },
+  };
+}
 
 function toLambdaAttributes(
   attributes: Record<string, MessageAttributeValue> | undefined,
@@ -85,6 +125,21 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
     new GetQueueAttributesCommand({ QueueUrl: options.queueUrl, AttributeNames: ['QueueArn'] }),
   );
   const eventSourceARN = Attributes?.QueueArn ?? '';
+  const journal = inFlightJournal(options.inFlightFile);
+  // The last run died during these attempts: let them be received again now.
+  const interrupted = journal.previous();
+  for (const receiptHandle of interrupted) {
+    await client
+      .send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: options.queueUrl,
+          ReceiptHandle: receiptHandle,
+          VisibilityTimeout: 0,
+        }),
+      )
+      .catch(() => undefined); // Deleted or redriven since: nothing to release.
+  }
+  journal.end(interrupted);
   const awsRegion = eventSourceARN.split(':')[3] ?? 'local';
   const functionName = options.functionName ?? 'deliver-webhook';
   const abort = new AbortController();
@@ -125,6 +180,16 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
 
   async function invoke(messages: Message[]): Promise<void> {
     const records = messages.map((m) => toRecord(m, eventSourceARN, awsRegion));
+    const handles = records.map((r) => r.receiptHandle);
+    journal.begin(handles);
+    try {
+      await invokeAndSettle(records);
+    } finally {
+      journal.end(handles);
+    }
+  }
+
+  async function invokeAndSettle(records: SQSRecord[]): Promise<void> {
     let response: SQSBatchResponse | undefined;
     try {
       response = await options.handler(

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { installAccessGuard } from '../../shared/adapters/access-guard.js';
 import { createSqsClient } from '../../shared/adapters/sqs.js';
 import { BASE_PATH } from '../../shared/config.js';
 import {
@@ -13,10 +14,12 @@ import {
 import {
   AUTHORIZER_FUNCTION,
   DELIVERY_FUNCTION,
+  type FunctionName,
   functionNames,
   RELAY_FUNCTION,
   TIMERS_FUNCTION,
 } from '../../shared/topology/routes.js';
+import { createLocalAccessGuard } from './access-guard.js';
 import { assertJava, startDynamoDbLocal } from './dynamodb-local.js';
 import { ensureTable } from './ensure-table.js';
 import { startLocalEventBus } from './event-bus.js';
@@ -34,9 +37,15 @@ const tableName = process.env.TABLE_NAME || 'membership-incident-service';
 const eventBusName = 'membership-incident-service-local';
 const dir = dataDir();
 
-async function loadHandler<T>(functionName: string): Promise<T> {
+// IAM's stand-in: each function's AWS calls are checked against its grants (shared/topology/grants.ts).
+const access = createLocalAccessGuard();
+installAccessGuard(access.guard);
+
+/** A function's handler, run as that function: whatever it calls is checked against its grants. */
+async function loadHandler<T extends (...args: never[]) => unknown>(functionName: FunctionName): Promise<T> {
   const module = (await import(`../../functions/${functionName}/handler.ts`)) as { handler: T };
-  return module.handler;
+  const handler = module.handler;
+  return ((...args: Parameters<T>) => access.runAs(functionName, () => handler(...args))) as T;
 }
 
 /** Everything started so far, stopped in reverse order: no Java or emulator is left behind. */
@@ -105,6 +114,8 @@ async function main(): Promise<void> {
   const server = createGateway({
     handlers,
     authorizer: await loadHandler<TokenAuthorizer>(AUTHORIZER_FUNCTION),
+    // Also served as a custom domain's base path mapping, e.g. LOCAL_BASE_PATH=membership.
+    ...(process.env.LOCAL_BASE_PATH ? { basePath: process.env.LOCAL_BASE_PATH } : {}),
   });
   stops.push(
     () =>
@@ -127,6 +138,7 @@ async function main(): Promise<void> {
     queueUrl: sqs.queueUrl,
     handler: await loadHandler<SqsHandler>(DELIVERY_FUNCTION),
     functionName: DELIVERY_FUNCTION,
+    inFlightFile: join(dir, 'deliveries-in-flight.json'),
   });
   stops.push(() => sqsPoller.stop());
   // The schedule rule: due timers (deadline alarms, file expiries) every TIMER_INTERVAL_SECONDS.

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { requireEnv } from '../config.js';
+import { guarded } from './access-guard.js';
 
 /**
  * One client per process, created at module load. `DYNAMODB_ENDPOINT` is set only by the local
@@ -21,7 +22,7 @@ function createClient(): DynamoDBClient {
 let client: DynamoDBClient | undefined;
 
 export function dynamodb(): DynamoDBClient {
-  client ??= createClient();
+  client ??= guarded(createClient());
   return client;
 }
 

@@ -2,6 +2,7 @@ import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from 
 import { requireEnv } from '../config.js';
 import type { DeliveryMessage } from '../domain/webhook-events.js';
 import { DELIVERY_DETAIL_TYPE, EVENT_SOURCE, PUT_EVENTS_BATCH } from '../topology/event-bus.js';
+import { guarded } from './access-guard.js';
 
 /** `EVENTBRIDGE_ENDPOINT` is set only by the local stack, whose in-process bus speaks PutEvents. */
 function createClient(): EventBridgeClient {
@@ -27,7 +28,7 @@ export class PublishError extends Error {
 }
 
 export async function publishDeliveries(messages: DeliveryMessage[]): Promise<void> {
-  client ??= createClient();
+  client ??= guarded(createClient());
   const eventBusName = requireEnv('EVENT_BUS_NAME');
   for (let start = 0; start < messages.length; start += PUT_EVENTS_BATCH) {
     let pending = messages.slice(start, start + PUT_EVENTS_BATCH).map((message, i) => ({

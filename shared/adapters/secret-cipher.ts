@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import { checkAccess } from './access-guard.js';
 
 /**
  * Signing secrets are encrypted before they are stored. On AWS with the stack's KMS key (the key
@@ -47,6 +48,7 @@ export function localCipher(key: Buffer): SecretCipher {
   if (key.length !== 32) throw new Error('The local secret key must be 32 bytes');
   return {
     async encrypt(plaintext, context) {
+      checkAccess('kms:Encrypt');
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(contextBytes(context));
@@ -54,6 +56,7 @@ export function localCipher(key: Buffer): SecretCipher {
       return `local:${Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64')}`;
     },
     async decrypt(ciphertext, context) {
+      checkAccess('kms:Decrypt');
       const raw = Buffer.from(ciphertext.replace(/^local:/, ''), 'base64');
       const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
       decipher.setAAD(contextBytes(context));

@@ -1,4 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { guarded } from './access-guard.js';
 
 /**
  * The SQS emulator (fauxqs) keys queues by the region a request is signed for, so every local
@@ -23,6 +24,6 @@ let client: SQSClient | undefined;
  * `DYNAMODB_ENDPOINT`; on AWS the SDK's defaults apply.
  */
 export function sqs(): SQSClient {
-  client ??= createSqsClient(process.env.SQS_ENDPOINT);
+  client ??= guarded(createSqsClient(process.env.SQS_ENDPOINT));
   return client;
 }

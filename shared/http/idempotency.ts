@@ -8,8 +8,15 @@ import { requestHeader } from './request.js';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-/** The request's Idempotency-Key (hashed, as keys are client data) and a fingerprint of what it asks. */
-export function idempotentRequestOf(event: APIGatewayProxyEvent): IdempotentRequest | undefined {
+/**
+ * The request's Idempotency-Key and a fingerprint of what it asks. The key is hashed (keys are client
+ * data) together with the token that sent it: a key is the token's own, so another token, even of the
+ * same organisation, can never be answered with a stored response (which may hold a signing secret).
+ */
+export function idempotentRequestOf(
+  event: APIGatewayProxyEvent,
+  tokenId: string,
+): IdempotentRequest | undefined {
   if (event.httpMethod !== 'POST') return undefined;
   const key = requestHeader(event, 'idempotency-key');
   if (key === undefined) return undefined;
@@ -21,11 +28,11 @@ export function idempotentRequestOf(event: APIGatewayProxyEvent): IdempotentRequ
   const fingerprint = createHash('sha256')
     .update(`${event.httpMethod} ${event.path}\n${event.body ?? ''}`)
     .digest('hex');
-  return { keyHash: createHash('sha256').update(key).digest('hex'), fingerprint };
+  return { keyHash: createHash('sha256').update(`${tokenId}\n${key}`).digest('hex'), fingerprint };
 }
 
 /** What the write path needs to know of a request: the caller's organisation and its Idempotency-Key. */
 export function writeRequestOf(event: APIGatewayProxyEvent, caller: CallerContext): WriteRequest {
-  const idempotency = idempotentRequestOf(event);
+  const idempotency = idempotentRequestOf(event, caller.tokenId);
   return { organisationId: caller.organisationId, ...(idempotency ? { idempotency } : {}) };
 }

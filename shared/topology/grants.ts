@@ -16,6 +16,12 @@ export type TableAction =
 export interface FunctionGrants {
   /** DynamoDB actions on the table and its indexes. */
   table: readonly TableAction[];
+  /**
+   * UpdateItem on the rate counters only (a `dynamodb:LeadingKeys` condition on their key prefix):
+   * what counting a request against its token's budget needs, and all an API function that writes
+   * no other item by UpdateItem gets.
+   */
+  rateCounters?: true;
   /** The KMS key that encrypts webhook signing secrets; also tells the function which key to use. */
   signingKey?: readonly ('kms:Encrypt' | 'kms:Decrypt')[];
   /** PutEvents on the service's event bus. */
@@ -24,50 +30,51 @@ export interface FunctionGrants {
   deliveryQueue?: readonly 'sqs:ChangeMessageVisibility'[];
 }
 
-/** Every API function counts the request against its token's budget: one conditional UpdateItem. */
-const RATE_LIMIT = 'dynamodb:UpdateItem';
 /** A write commits state, outbox event and idempotency record in one transaction (Put), and reads a stored answer (Get). */
-const WRITE: readonly TableAction[] = [RATE_LIMIT, 'dynamodb:GetItem', 'dynamodb:PutItem'];
-const READ_ONE: readonly TableAction[] = [RATE_LIMIT, 'dynamodb:GetItem'];
-const LIST: readonly TableAction[] = [RATE_LIMIT, 'dynamodb:Query'];
+const WRITE: readonly TableAction[] = ['dynamodb:GetItem', 'dynamodb:PutItem'];
+const READ_ONE: readonly TableAction[] = ['dynamodb:GetItem'];
+const LIST: readonly TableAction[] = ['dynamodb:Query'];
+/** Every API function counts the request against its token's budget: one conditional UpdateItem. */
+const API = { rateCounters: true } as const;
 
 /** Keyed by every function the service deploys: a function left out, or misspelt, does not compile. */
 export const GRANTS = {
   // Reads the token and the organisation, records lastUsedAt.
   authorizer: { table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
   // Only the rate limiter touches the table.
-  ping: { table: [RATE_LIMIT] },
-  'incident-declare': { table: WRITE },
+  ping: { ...API, table: [] },
+  'incident-declare': { ...API, table: WRITE },
   // Notify and close also delete the incident's deadline timer.
-  'incident-move': { table: [...WRITE, 'dynamodb:DeleteItem'] },
-  'incident-get': { table: READ_ONE },
-  'incidents-list': { table: LIST },
+  'incident-move': { ...API, table: [...WRITE, 'dynamodb:DeleteItem'] },
+  'incident-get': { ...API, table: READ_ONE },
+  'incidents-list': { ...API, table: LIST },
   // Registering an endpoint encrypts its signing secret; replaying that request decrypts the stored answer.
-  'webhook-create': { table: WRITE, signingKey: ['kms:Encrypt', 'kms:Decrypt'] },
-  'webhook-delete': { table: [RATE_LIMIT, 'dynamodb:DeleteItem'] },
-  'webhooks-list': { table: LIST },
-  'webhook-deliveries-list': { table: LIST },
+  'webhook-create': { ...API, table: WRITE, signingKey: ['kms:Encrypt', 'kms:Decrypt'] },
+  'webhook-delete': { ...API, table: ['dynamodb:DeleteItem'] },
+  'webhooks-list': { ...API, table: LIST },
+  // Reads the endpoint (404 for another organisation's), then Queries its delivery log.
+  'webhook-deliveries-list': { ...API, table: ['dynamodb:GetItem', 'dynamodb:Query'] },
   // Member statistics: one Query of the organisation's statistics partition.
-  'member-statistics': { table: LIST },
+  'member-statistics': { ...API, table: LIST },
   // A member and its counters in one transaction (Put, Update), plus a stored idempotent response (Get).
-  'record-member': { table: WRITE },
+  'record-member': { ...API, table: [...WRITE, 'dynamodb:UpdateItem'] },
   // Upcoming events: one Query of the sparse public-events index.
-  'upcoming-events': { table: LIST },
-  'publish-event': { table: WRITE },
+  'upcoming-events': { ...API, table: LIST },
+  'publish-event': { ...API, table: WRITE },
   // The latest report is one GetItem.
-  'impact-report': { table: READ_ONE },
+  'impact-report': { ...API, table: READ_ONE },
   // The report and the organisation's LATEST copy, two Puts in one transaction.
-  'publish-impact-report': { table: WRITE },
+  'publish-impact-report': { ...API, table: WRITE },
   // The public OpenAPI document and console: no token, no rate limit, no data.
   docs: { table: [] },
   // Contributions and payouts name a member: a ConditionCheck on it is part of the transaction.
-  'contribution-record': { table: [...WRITE, 'dynamodb:ConditionCheckItem'] },
-  'contribution-get': { table: READ_ONE },
-  'timebank-payout-settle': { table: [...WRITE, 'dynamodb:ConditionCheckItem'] },
-  'timebank-payout-get': { table: READ_ONE },
+  'contribution-record': { ...API, table: [...WRITE, 'dynamodb:ConditionCheckItem'] },
+  'contribution-get': { ...API, table: READ_ONE },
+  'timebank-payout-settle': { ...API, table: [...WRITE, 'dynamodb:ConditionCheckItem'] },
+  'timebank-payout-get': { ...API, table: READ_ONE },
   // The file and its expiry timer are two Puts.
-  'sanctuary-file-register': { table: WRITE },
-  'sanctuary-file-get': { table: READ_ONE },
+  'sanctuary-file-register': { ...API, table: WRITE },
+  'sanctuary-file-get': { ...API, table: READ_ONE },
   // Lists the organisation's endpoints to fan an event out, and publishes one entry per delivery.
   'outbox-relay': { table: ['dynamodb:Query'], eventBus: ['events:PutEvents'] },
   // Reads the endpoint and its secret, disables it on 410, writes the delivery log, and sets a

@@ -19,6 +19,9 @@ export const TABLE = {
   streamView: 'NEW_IMAGE',
 } as const;
 
+/** Rate counters' partition keys start with this: the one kind of item every API function may update. */
+export const RATE_COUNTER_KEY_PREFIX = 'RATE#';
+
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const keyNames = [
     TABLE.partitionKey,

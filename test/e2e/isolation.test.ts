@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../shared/topology/routes.js';
-import { bodyOf, call, postJson, problemOf, unthrottledOrganisation } from '../support/api.js';
+import { bodyOf, call, newToken, postJson, problemOf, unthrottledOrganisation } from '../support/api.js';
 
 type Tenant = Awaited<ReturnType<typeof unthrottledOrganisation>>;
 
@@ -182,5 +182,31 @@ describe('organisations are isolated', () => {
     // A replay in the owner's organisation still answers with the owner's incident.
     const replay = await declare(owner, 'low');
     expect((await bodyOf<{ id: string }>(replay)).id).toBe(a.id);
+  });
+
+  it("keeps a token's Idempotency-Keys its own: another token never gets its stored answer or secret", async () => {
+    const key = randomUUID();
+    const sibling = (await newToken(owner.organisationId, 'read,write')).token;
+    const register = (token: string) =>
+      postJson(
+        '/webhooks',
+        token,
+        { url: 'http://127.0.0.1:9/idempotency', events: ['incident.deadline_72h'] },
+        { 'Idempotency-Key': key },
+      );
+    const first = await register(owner.writer);
+    const other = await register(sibling);
+    expect([first.status, other.status]).toEqual([201, 201]);
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+    const [a, b] = [
+      await bodyOf<{ id: string; secret: string }>(first),
+      await bodyOf<{ id: string; secret: string }>(other),
+    ];
+    expect(b.id).not.toBe(a.id);
+    expect(b.secret).not.toBe(a.secret);
+    // The first token's retry is still answered with its own first response.
+    const retry = await register(owner.writer);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await bodyOf<{ id: string; secret: string }>(retry)).toEqual(a);
   });
 });

@@ -4,6 +4,9 @@ import type { TestProject } from 'vitest/node';
 import { startLocalStack } from './local-stack.js';
 import { describeSecretsInLog, findSecrets, secretsIssuedBy } from './log-secrets.js';
 
+/** The custom domain base path the e2e stack serves besides the root and the stage URL. */
+export const E2E_BASE_PATH = 'membership';
+
 declare module 'vitest' {
   export interface ProvidedContext {
     baseUrl: string;
@@ -22,6 +25,8 @@ export default async function setup(project: TestProject) {
   // Retries a second apart instead of 30 s × 5ⁿ, so that the six attempts fit in a test; due timers
   // (deadline alarms, file expiries) checked every second instead of every 5.
   const stack = await startLocalStack({
+    // Also served as a custom domain with this base path mapping (test/e2e/links.test.ts).
+    LOCAL_BASE_PATH: E2E_BASE_PATH,
     POWERTOOLS_LOG_LEVEL: 'DEBUG',
     POWERTOOLS_LOGGER_LOG_EVENT: 'true',
     WEBHOOK_RETRY_DELAYS: '1,1,1,1,1',
