@@ -57,7 +57,12 @@ export const GATEWAY_PROBLEMS: readonly GatewayProblem[] = [
     type: ResponseType.BAD_REQUEST_PARAMETERS,
     body: problem(400, 'bad_request', 'The request parameters are invalid.'),
   },
-  { type: ResponseType.AUTHORIZER_FAILURE, body: problem(500, 'internal_error', INTERNAL_ERROR) },
+  // The authorizer fails (rather than deny) only when it cannot read the table: a transient outage.
+  {
+    type: ResponseType.AUTHORIZER_FAILURE,
+    body: problem(503, 'service_unavailable', 'The service is briefly unavailable. Retry shortly.'),
+    headers: { 'Retry-After': '2' },
+  },
   { type: ResponseType.AUTHORIZER_CONFIGURATION_ERROR, body: problem(500, 'internal_error', INTERNAL_ERROR) },
   { type: ResponseType.INTEGRATION_FAILURE, body: problem(502, 'internal_error', INTERNAL_ERROR) },
   {

@@ -9,7 +9,13 @@ import type {
 } from 'aws-lambda';
 import { BASE_PATH, tokenTag } from '../../shared/config.js';
 import { bearerHeaderPattern } from '../../shared/domain/token.js';
-import { problem, problemResponse, WWW_AUTHENTICATE_BEARER } from '../../shared/http/problem.js';
+import {
+  isDependencyUnavailable,
+  problem,
+  problemResponse,
+  serviceUnavailableResponse,
+  WWW_AUTHENTICATE_BEARER,
+} from '../../shared/http/problem.js';
 import { logger } from '../../shared/observability.js';
 import { FLUSH_CACHE_PATH } from '../../shared/topology/local-stack.js';
 import { matchPath, type Route, routes } from '../../shared/topology/routes.js';
@@ -240,6 +246,8 @@ export function createGateway(options: GatewayOptions): Server & { flushAuthoriz
         if (error instanceof BodyTooLarge) {
           return problemResponse(problem(413, 'payload_too_large', 'The request body is larger than 10 MB.'));
         }
+        // An authorizer that cannot reach the table: AUTHORIZER_FAILURE, a 503 on AWS too.
+        if (isDependencyUnavailable(error)) return serviceUnavailableResponse();
         // On AWS an unhandled error is a 5xx gateway response: generic, never the error itself.
         logger.error('Request failed', { error, requestId });
         return problemResponse(

@@ -74,8 +74,34 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stopAll(0));
   process.once('SIGTERM', () => void stopAll(0));
 
-  const dynamodb = await startDynamoDbLocal({ dataDir: join(dir, 'dynamodb') });
+  const dynamodb = await startDynamoDbLocal({
+    dataDir: join(dir, 'dynamodb'),
+    onUnexpectedExit: (how) => void restartEngine(how),
+  });
   stops.push(() => dynamodb.stop());
+  /**
+   * The engine was killed under a running stack: meanwhile the API answers 503 and the pollers
+   * back off; it comes back on the same port and data, or the stack stops with one line.
+   */
+  const restarts: number[] = [];
+  async function restartEngine(how: string): Promise<void> {
+    if (stopping) return;
+    restarts.push(Date.now());
+    const recent = restarts.filter((at) => Date.now() - at < 60_000).length;
+    if (recent > 3) {
+      console.error(`error: DynamoDB Local stopped (${how}) ${recent} times within a minute; stopping.`);
+      await stopAll(1);
+    }
+    console.error(`DynamoDB Local stopped (${how}); restarting it on ${dynamodb.endpoint}.`);
+    try {
+      await dynamodb.restart();
+      console.error('DynamoDB Local is back.');
+    } catch (error) {
+      const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+      console.error(`error: DynamoDB Local stopped (${how}) and did not restart: ${reason}`);
+      await stopAll(1);
+    }
+  }
   const client = new DynamoDBClient({
     endpoint: dynamodb.endpoint,
     region: 'local',

@@ -164,6 +164,7 @@ export function startStreamPoller(options: {
     return { streamArn, ids, listedAt: Date.now() };
   }
 
+  let failedPolls = 0;
   const loop = (async () => {
     while (running) {
       try {
@@ -171,8 +172,17 @@ export function startStreamPoller(options: {
         for (const shardId of shards?.ids ?? []) {
           if (shards) await pollShard(shards.streamArn, shardId);
         }
+        if (failedPolls > 0) {
+          logger.warn('Stream poll recovered', { failedPolls });
+          failedPolls = 0;
+          backoffMs = 0;
+        }
       } catch (error) {
-        if (running) logger.error('Stream poll failed', { error });
+        // DynamoDB unreachable (e.g. the engine restarting): one line per outage, growing pauses.
+        if (running && failedPolls === 0)
+          logger.error('Stream poll failed; retrying with backoff', { error });
+        failedPolls += 1;
+        backoffMs = Math.min(5_000, Math.max(200, backoffMs * 2));
         iterators.clear();
         shards = undefined;
       }

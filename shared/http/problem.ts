@@ -75,8 +75,52 @@ const STATUS_BY_CODE: Record<string, number> = {
   rate_limited: 429,
 };
 
+/** Seconds a client is told to wait when the table cannot be reached. */
+export const STORAGE_RETRY_AFTER_SECONDS = 2;
+
+/** Connection failures and the database's own "try again" answers: nothing was written. */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'TimeoutError',
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+]);
+
+/** True when the error says a dependency could not be reached, however the SDK wrapped it. */
+export function isDependencyUnavailable(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 4) return false;
+  const { code, name, cause, errors } = error as {
+    code?: unknown;
+    name?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+  };
+  if (UNAVAILABLE_CODES.has(String(code)) || UNAVAILABLE_CODES.has(String(name))) return true;
+  if (Array.isArray(errors) && errors.some((inner) => isDependencyUnavailable(inner, depth + 1))) return true;
+  return isDependencyUnavailable(cause, depth + 1);
+}
+
+export function serviceUnavailableResponse(): APIGatewayProxyResult {
+  return problemResponse(
+    problem(
+      503,
+      'service_unavailable',
+      'The service is briefly unavailable. Retry shortly (a POST with the same Idempotency-Key).',
+    ),
+    { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) },
+  );
+}
+
 /** The one mapping from domain failures to HTTP. Anything unexpected is a generic 500. */
 export function problemForError(error: unknown): APIGatewayProxyResult {
+  if (isDependencyUnavailable(error)) return serviceUnavailableResponse();
   if (!(error instanceof DomainError)) {
     return problemResponse(
       problem(500, 'internal_error', 'An unexpected error occurred. Please try again later.'),

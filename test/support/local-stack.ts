@@ -19,14 +19,23 @@ export interface RunningStack {
   dataDir: string;
   process: ChildProcess;
   output: () => string;
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** `group`: the signal goes to the stack's whole process group (needs `ownProcessGroup`). */
+  stop(signal?: NodeJS.Signals, options?: { group?: boolean }): Promise<number | null>;
 }
 
-/** Starts the service exactly as `npm start` does, on a free port with its own data folder. */
-export async function startLocalStack(env: Record<string, string> = {}): Promise<RunningStack> {
+/**
+ * Starts the service exactly as `npm start` does, on a free port with its own data folder. With
+ * `ownProcessGroup`, it leads a process group as a shell's job would, so that `stop('SIGKILL', {
+ * group: true })` is what a terminal's kill of the whole job does.
+ */
+export async function startLocalStack(
+  env: Record<string, string> = {},
+  { ownProcessGroup = false }: { ownProcessGroup?: boolean } = {},
+): Promise<RunningStack> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'mis-stack-'));
   const port = await freePort();
   const child = spawn(START_COMMAND[0], START_COMMAND[1], {
+    detached: ownProcessGroup,
     cwd: root,
     env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'WARN', ...env, PORT: String(port), DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -54,8 +63,11 @@ export async function startLocalStack(env: Record<string, string> = {}): Promise
     dataDir,
     process: child,
     output: () => output,
-    stop: async (signal = 'SIGTERM') => {
-      if (child.exitCode === null) child.kill(signal);
+    stop: async (signal = 'SIGTERM', { group = false } = {}) => {
+      if (child.exitCode === null) {
+        if (group && ownProcessGroup && child.pid) process.kill(-child.pid, signal);
+        else child.kill(signal);
+      }
       return exited;
     },
   };

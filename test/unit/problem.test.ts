@@ -61,4 +61,18 @@ describe('problem mapping', () => {
     expect(response.body).not.toContain('secret internal detail');
     expect(response.body).not.toContain('at ');
   });
+
+  it('answers 503 with Retry-After when the table cannot be reached, however the SDK wraps it', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' });
+    const wrapped = new AggregateError([refused], 'all attempts failed');
+    const throttled = Object.assign(new Error('slow down'), { name: 'ThrottlingException' });
+    for (const error of [refused, wrapped, new Error('outer', { cause: refused }), throttled]) {
+      const { response, body } = parsed(error);
+      expect(response.statusCode).toBe(503);
+      expect(response.headers?.['Retry-After']).toBe('2');
+      expect(body).toMatchObject({ status: 503, code: 'service_unavailable' });
+      expect(body.detail).not.toContain('ECONNREFUSED');
+    }
+    expect(parsed(new Error('a bug')).response.statusCode).toBe(500);
+  });
 });
