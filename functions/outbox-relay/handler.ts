@@ -2,6 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { PublishError, publishDeliveries } from '../../shared/adapters/event-publisher.js';
+import { markRelayed } from '../../shared/adapters/outbox.js';
 import { listWebhookEndpoints } from '../../shared/adapters/webhook-endpoint-store.js';
 import { deliveryIdFor } from '../../shared/domain/delivery-id.js';
 import { subscribes, type WebhookEndpoint } from '../../shared/domain/webhook-endpoint.js';
@@ -57,7 +58,16 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
       return (await publish(pending)) ?? { batchItemFailures: [{ itemIdentifier: sequenceNumber }] };
     }
   }
-  return (await publish(pending)) ?? { batchItemFailures: [] };
+  const failed = await publish(pending);
+  if (failed) return failed;
+  // The outbox item leaves the sweep's index only now that every delivery of the batch is on the bus.
+  await markRelayed(event.Records.flatMap(eventIdOf));
+  return { batchItemFailures: [] };
+}
+
+function eventIdOf(record: DynamoDBRecord): string[] {
+  const eventId = record.dynamodb?.NewImage?.eventId?.S;
+  return eventId ? [eventId] : [];
 }
 
 /** Sends the deliveries in order; on a failure, names the record to resume from. */

@@ -3,6 +3,7 @@ import { createOrganisation, getOrganisation } from '../../shared/adapters/organ
 import { issueToken, listTokens, revokeToken, summariseToken } from '../../shared/adapters/token-store.js';
 import { createWebhookEndpoint } from '../../shared/adapters/webhook-endpoint-store.js';
 import { assertAcceptableWebhookUrl } from '../../shared/adapters/webhook-sender.js';
+import { overdueOutboxItems } from '../../shared/app/sweep-outbox.js';
 import { DomainError, ValidationError } from '../../shared/domain/errors.js';
 import { TIERS, type Tier } from '../../shared/domain/organisation.js';
 import { MAX_DELIVERY_ATTEMPTS } from '../../shared/domain/retry-schedule.js';
@@ -25,6 +26,8 @@ const USAGE = `Usage: mis <command> [options]   (add --json for machine-readable
   webhook add --org <orgId> --url <url> [--events a,b]
   dlq list                    deliveries that failed ${MAX_DELIVERY_ATTEMPTS} times, with their last error
   dlq redrive                 sends them back for delivery (same delivery id; attempts count from 1 again)
+  outbox overdue [--older-than <seconds>]
+                              events the relay has not relayed for that long (default: the sweep's threshold)
 
 Acts on the running local stack (npm start; DATA_DIR tells where it keeps its state), or on a
 deployed stack with --stack <name> and the usual AWS credentials.`;
@@ -41,6 +44,7 @@ const { values, positionals } = parseArgs({
     scopes: { type: 'string' },
     url: { type: 'string' },
     events: { type: 'string' },
+    'older-than': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -70,6 +74,7 @@ async function run(): Promise<void> {
     'webhook add',
     'dlq list',
     'dlq redrive',
+    'outbox overdue',
   ];
   if (!known.includes(command)) throw new CliError(`Unknown command "${command}".\n\n${USAGE}`);
   const target = await resolveTarget(values.stack);
@@ -138,6 +143,25 @@ async function run(): Promise<void> {
     case 'dlq redrive': {
       const redriven = await redriveDeadLetters(await resolveDeadLetterTarget(values.stack));
       print(redriven, `${redriven.length} deliveries sent back to the delivery queue.`);
+      return;
+    }
+    case 'outbox overdue': {
+      const olderThan = values['older-than'];
+      const items = await overdueOutboxItems(
+        olderThan === undefined ? {} : { olderThanMs: Number(olderThan) * 1000 },
+      );
+      const listed = items.map((i) => ({ ...i.event, pendingSince: i.pendingSince, replays: i.replays }));
+      const lines = listed.map(
+        (i) =>
+          `  ${i.eventId}  ${i.event}  org ${i.organisationId}  occurred ${i.occurredAt}  ` +
+          `pending since ${i.pendingSince}  replays ${i.replays}`,
+      );
+      print(
+        listed,
+        listed.length
+          ? `${listed.length} events not relayed yet (the timers function puts them back on the stream):\n${lines.join('\n')}`
+          : 'Every event older than that has been relayed.',
+      );
       return;
     }
     case 'webhook add': {

@@ -67,4 +67,6 @@ export const keys = {
   }),
   /** Partition of the sparse `timers` index: only a timer that has not fired yet has this attribute. */
   dueTimers: (shard: number) => `TIMERS#${shard}`,
+  /** Partitions of the same index holding outbox items the relay has not marked relayed yet. */
+  unrelayedOutbox: (shard: number) => `OUTBOX#UNRELAYED#${shard}`,
 };

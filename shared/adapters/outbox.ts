@@ -1,12 +1,28 @@
-import { randomUUID } from 'node:crypto';
-import { marshall } from '@aws-sdk/util-dynamodb';
-import type { DomainEvent, WebhookEventName } from '../domain/webhook-events.js';
-import { tableName } from './dynamodb.js';
+import { paginateQuery, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DomainEvent } from '../domain/webhook-events.js';
+import { logger } from '../observability.js';
+import { dynamodb, isConditionalCheckFailure, tableName } from './dynamodb.js';
+import { keys } from './keys.js';
+import { TIMERS_INDEX } from './timer-store.js';
 import type { TransactionItem } from './transaction.js';
 
 /** Outbox items are relayed within seconds; a week's margin before TTL may drop them. */
 const OUTBOX_RETENTION_SECONDS = 7 * 24 * 3600;
 
+/** Unrelayed outbox items are spread over a few partitions of the sparse index, as timers are. */
+export const UNRELAYED_SHARDS = 4;
+
+function unrelayedShard(eventId: string): number {
+  return (Number.parseInt(eventId.slice(0, 2), 16) || 0) % UNRELAYED_SHARDS;
+}
+
+/**
+ * The outbox item is the source of truth for an event: the stream keeps a record 24 hours, the
+ * item 7 days. Until the relay marks it relayed it sits in the sparse `timers` index (under its
+ * own partitions, sorted by when it occurred), where the sweep finds what the stream lost or
+ * could not relay.
+ */
 export function outboxWrite(event: DomainEvent): TransactionItem {
   return {
     write: {
@@ -18,6 +34,8 @@ export function outboxWrite(event: DomainEvent): TransactionItem {
             sk: 'EVENT',
             kind: 'outbox',
             ...event,
+            timerPartition: keys.unrelayedOutbox(unrelayedShard(event.eventId)),
+            dueAt: event.occurredAt,
             expiresAt: Math.floor(Date.parse(event.occurredAt) / 1000) + OUTBOX_RETENTION_SECONDS,
           },
           { removeUndefinedValues: true },
@@ -26,4 +44,117 @@ export function outboxWrite(event: DomainEvent): TransactionItem {
       },
     },
   };
+}
+
+/**
+ * Takes relayed items out of the sparse index (a MODIFY, which the stream filter does not pass).
+ * A mark that fails only means the sweep publishes the event again later, with the same delivery
+ * ids: a duplicate the subscriber drops, never a loss; so it is logged, not thrown.
+ */
+export async function markRelayed(eventIds: readonly string[], at = new Date()): Promise<void> {
+  const results = await Promise.allSettled(
+    eventIds.map((eventId) =>
+      dynamodb().send(
+        new UpdateItemCommand({
+          TableName: tableName(),
+          Key: marshall({ pk: `OUTBOX#${eventId}`, sk: 'EVENT' }),
+          UpdateExpression: 'REMOVE timerPartition SET relayedAt = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: marshall({ ':at': at.toISOString() }),
+        }),
+      ),
+    ),
+  );
+  const failed = results.filter(
+    (r): r is PromiseRejectedResult => r.status === 'rejected' && !isConditionalCheckFailure(r.reason),
+  );
+  if (failed.length > 0) {
+    logger.warn('Some relayed outbox items could not be marked; the sweep will publish them again', {
+      failed: failed.length,
+      error: failed[0]?.reason,
+    });
+  }
+}
+
+/** An unrelayed outbox item, with how often the sweep has put it back on the stream. */
+export interface UnrelayedOutboxItem {
+  event: DomainEvent;
+  replays: number;
+  /** When it entered the sparse index: its occurrence, or its last replay. */
+  pendingSince: string;
+}
+
+/**
+ * Puts an unrelayed event back on the stream: a new outbox item (another key, so on AWS most
+ * likely another shard than a poison record blocking the original's) carrying the same event, so
+ * the relay fans it out with the same delivery ids. The original stays in the index, its clock
+ * restarted, until the relay marks it: a relay that still fails gets the event again only after
+ * another threshold. Conditional on the original still being unrelayed.
+ */
+export function outboxReplayWrites(item: UnrelayedOutboxItem, at: Date): TransactionItem[] {
+  const { event } = item;
+  const replay = item.replays + 1;
+  return [
+    {
+      write: {
+        Update: {
+          TableName: tableName(),
+          Key: marshall({ pk: `OUTBOX#${event.eventId}`, sk: 'EVENT' }),
+          UpdateExpression: 'SET dueAt = :at, replays = :replay',
+          ConditionExpression: 'attribute_exists(timerPartition)',
+          ExpressionAttributeValues: marshall({ ':at': at.toISOString(), ':replay': replay }),
+        },
+      },
+    },
+    {
+      write: {
+        Put: {
+          TableName: tableName(),
+          Item: marshall(
+            {
+              pk: `OUTBOX#${event.eventId}#REPLAY#${replay}`,
+              sk: 'EVENT',
+              kind: 'outbox',
+              ...event,
+              expiresAt: Math.floor(at.getTime() / 1000) + OUTBOX_RETENTION_SECONDS,
+            },
+            { removeUndefinedValues: true },
+          ),
+        },
+      },
+    },
+  ];
+}
+
+/** Pages of outbox items not marked relayed that occurred at or before `before`, oldest first per shard. */
+export async function* unrelayedOutboxPages(
+  before: Date,
+  pageSize: number,
+): AsyncGenerator<UnrelayedOutboxItem[]> {
+  for (let shard = 0; shard < UNRELAYED_SHARDS; shard++) {
+    const pages = paginateQuery(
+      { client: dynamodb(), pageSize },
+      {
+        TableName: tableName(),
+        IndexName: TIMERS_INDEX,
+        KeyConditionExpression: 'timerPartition = :partition AND dueAt <= :before',
+        ExpressionAttributeValues: marshall({
+          ':partition': keys.unrelayedOutbox(shard),
+          ':before': before.toISOString(),
+        }),
+      },
+    );
+    for await (const page of pages) {
+      const items = (page.Items ?? []).map((raw) => {
+        const item = unmarshall(raw);
+        const { eventId, event, organisationId, occurredAt, data } = item as DomainEvent;
+        return {
+          event: { eventId, event, organisationId, occurredAt, data },
+          replays: Number(item.replays ?? 0),
+          pendingSince: String(item.dueAt),
+        };
+      });
+      if (items.length > 0) yield items;
+    }
+  }
 }

@@ -75,8 +75,9 @@ export const GRANTS = {
   // The file and its expiry timer are two Puts.
   'sanctuary-file-register': { ...API, table: WRITE },
   'sanctuary-file-get': { ...API, table: READ_ONE },
-  // Lists the organisation's endpoints to fan an event out, and publishes one entry per delivery.
-  'outbox-relay': { table: ['dynamodb:Query'], eventBus: ['events:PutEvents'] },
+  // Lists the organisation's endpoints to fan an event out, publishes one entry per delivery, and
+  // marks the outbox item relayed (Update).
+  'outbox-relay': { table: ['dynamodb:Query', 'dynamodb:UpdateItem'], eventBus: ['events:PutEvents'] },
   // Reads the endpoint and its secret, disables it on 410, writes the delivery log, and sets a
   // failed message's visibility to the next backoff delay.
   'deliver-webhook': {
@@ -85,7 +86,8 @@ export const GRANTS = {
     deliveryQueue: ['sqs:ChangeMessageVisibility'],
   },
   // Queries the sparse timers index; reads the incident, takes the timer out of the index and marks
-  // a file expired (Update), checks the incident is unchanged (ConditionCheck), writes the event (Put).
+  // a file expired (Update), checks the incident is unchanged (ConditionCheck), writes the event (Put);
+  // puts an outbox item the relay left unrelayed back on the stream (Update, Put).
   timers: {
     table: [
       'dynamodb:Query',

@@ -31,7 +31,7 @@ async function subscriber(stack: RunningStack, url: string): Promise<string> {
 
 const contribution = (n: number) => ({ amount: { value: `${n}.00`, currency: 'EUR' } });
 
-describe('DynamoDB Local under faults', { timeout: 180_000 }, () => {
+describe('DynamoDB Local under faults', { timeout: 300_000 }, () => {
   it('outlives a SIGKILL of the whole process group, and the next start stops it cleanly: no acknowledged write is lost', async () => {
     const hook = await startReceiver(answer(200));
     closers.push(() => hook.close());
@@ -64,6 +64,12 @@ describe('DynamoDB Local under faults', { timeout: 180_000 }, () => {
       () => `a webhook for each of the ${ids.size} contributions`,
       () => [...ids].every((id) => hook.received.some(about('contribution', id))) || undefined,
       { timeoutMs: 60_000 },
+    );
+    // The relay marked each outbox item relayed: none is left for the sweep.
+    await waitFor(
+      'no unrelayed outbox item',
+      async () =>
+        (await mis<unknown[]>(second.dataDir, 'outbox', 'overdue', '--older-than', '0')).length === 0,
     );
   });
 
