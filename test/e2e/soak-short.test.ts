@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { runSoak } from '../soak/soak.js';
+
+/**
+ * The soak (`npm run soak`) in small: every kind of event to every behaviour of subscriber, one
+ * SIGKILL of the stack's process group at a random moment: every acknowledged event is delivered,
+ * dead-lettered, logged failed or (for the endpoint that answered 410) not sent; none is lost, and
+ * every duplicate carries its first copy's delivery id.
+ */
+describe('the short soak', { timeout: 240_000 }, () => {
+  it('loses no acknowledged event through a SIGKILL, with every kind of misbehaving subscriber', async () => {
+    const result = await runSoak({
+      cyclesAlone: 1,
+      cyclesTogether: 3,
+      healthyOrganisations: 1,
+      stackKills: 1,
+      engineKill: false,
+      goneAfter: 5,
+      log: () => {},
+    });
+    expect(result.faults).toHaveLength(1);
+    for (const row of result.endpoints) {
+      expect({ endpoint: row.behaviour, lost: row.lost, keys: row.lostKeys }).toEqual({
+        endpoint: row.behaviour,
+        lost: 0,
+        keys: [],
+      });
+      expect(row.duplicatesWithSameDeliveryId).toBe(true);
+      expect(row.absentAfterEngineKill).toBe(0);
+    }
+    const healthy = result.endpoints.filter((r) => r.behaviour === 'healthy');
+    expect(healthy.every((r) => r.delivered === r.expected)).toBe(true);
+  });
+});
