@@ -16,7 +16,7 @@ import { mis, type RunningStack, startLocalStack } from '../support/local-stack.
 export type Behaviour = 'healthy' | 'slow' | 'flaky' | 'dead' | 'gone' | 'closes';
 
 export interface SoakOptions {
-  /** API write cycles per organisation per phase; each cycle makes 11 events. */
+  /** API write cycles per organisation per phase; each cycle makes 10 events (9 writes). */
   cyclesAlone: number;
   cyclesTogether: number;
   /** Organisations with only a healthy endpoint (besides the one with every behaviour). */
@@ -29,7 +29,8 @@ export interface SoakOptions {
   log: (line: string) => void;
 }
 
-const EVENTS_PER_CYCLE = 11;
+const EVENTS_PER_CYCLE = 10;
+const WRITES_PER_CYCLE = 9;
 const SLOW_MS = 8000;
 /** Cycles of one organisation driven side by side. */
 const STREAMS_PER_ORGANISATION = 2;
@@ -142,228 +143,235 @@ export async function runSoak(options: SoakOptions) {
   const dataDir = stack.dataDir;
   let base = stack.baseUrl;
   let up = true;
+  try {
+    return await soakAgainst();
+  } finally {
+    // Also when the soak fails: no stack or JVM is left behind.
+    await stack.stop('SIGTERM');
+    await receivers.close();
+  }
 
-  const organisations: Organisation[] = [];
-  const endpoints: Endpoint[] = [];
-  async function organisation(name: string, mixed: boolean, behaviours: Behaviour[]) {
-    const org = await mis<{ id: string }>(
-      dataDir,
-      ...['org', 'create', '--name', name, '--tier', 'enterprise', '--rate-limit', '100000'],
-    );
-    const { token } = await mis<{ token: string }>(
-      dataDir,
-      ...['token', 'issue', '--org', org.id, '--scopes', 'read,write'],
-    );
-    for (const behaviour of behaviours) {
-      const path = `/${behaviour}/${org.id}`;
-      const events = mixed ? SUBSCRIPTIONS[behaviour] : undefined;
-      const added = await mis<{ id: string }>(
+  async function soakAgainst() {
+    const organisations: Organisation[] = [];
+    const endpoints: Endpoint[] = [];
+    async function organisation(name: string, mixed: boolean, behaviours: Behaviour[]) {
+      const org = await mis<{ id: string }>(
         dataDir,
-        ...['webhook', 'add', '--org', org.id, '--url', `${receivers.origin}${path}`],
-        ...(events ? ['--events', events.join(',')] : []),
+        ...['org', 'create', '--name', name, '--tier', 'enterprise', '--rate-limit', '100000'],
       );
-      endpoints.push({ id: added.id, organisationId: org.id, behaviour, path, events });
-    }
-    organisations.push({ id: org.id, token, mixed });
-  }
-  for (let i = 0; i < options.healthyOrganisations; i++)
-    await organisation(`Healthy ${i}`, false, ['healthy']);
-  await organisation('Mixed', true, ['healthy', 'slow', 'flaky', 'dead', 'gone', 'closes']);
-
-  const expected: Expected[] = [];
-  let engineKilledAt: number | undefined;
-  let unavailableAnswers = 0;
-
-  /** POSTs until acknowledged (201, or 200 for an incident's move): the same Idempotency-Key across kills, restarts and 503s. */
-  async function write(
-    org: Organisation,
-    path: string,
-    body: unknown | (() => unknown),
-  ): Promise<{ id: string; ackAt: number }> {
-    let key = randomUUID();
-    let payload = typeof body === 'function' ? body() : body;
-    for (let tries = 0; ; tries++) {
-      if (!up) {
-        await pause(200);
-        continue;
+      const { token } = await mis<{ token: string }>(
+        dataDir,
+        ...['token', 'issue', '--org', org.id, '--scopes', 'read,write'],
+      );
+      for (const behaviour of behaviours) {
+        const path = `/${behaviour}/${org.id}`;
+        const events = mixed ? SUBSCRIPTIONS[behaviour] : undefined;
+        const added = await mis<{ id: string }>(
+          dataDir,
+          ...['webhook', 'add', '--org', org.id, '--url', `${receivers.origin}${path}`],
+          ...(events ? ['--events', events.join(',')] : []),
+        );
+        endpoints.push({ id: added.id, organisationId: org.id, behaviour, path, events });
       }
-      try {
-        const response = await fetch(`${base}${path}`, {
-          method: 'POST',
-          headers: {
-            Authorization: `Bearer ${org.token}`,
-            'Content-Type': 'application/json',
-            'Idempotency-Key': key,
-          },
-          body: JSON.stringify(payload),
-          signal: AbortSignal.timeout(30_000),
-        });
-        const text = await response.text();
-        if (response.status === 201 || response.status === 200)
-          return { id: (JSON.parse(text) as { id: string }).id, ackAt: Date.now() };
-        if (response.status === 503) unavailableAnswers += 1;
-        else if (response.status === 400 && typeof body === 'function') {
-          // Never acknowledged, and its expiry passed during an outage: a new request, a new key.
-          key = randomUUID();
-          payload = body();
-        } else if (response.status < 500 && response.status !== 429 && response.status !== 409)
-          throw new Error(`POST ${path}: ${response.status} ${text}`);
-      } catch (error) {
-        if (error instanceof Error && error.message.startsWith('POST ')) throw error;
-      }
-      if (tries > 600) throw new Error(`POST ${path} was never acknowledged`);
-      await pause(250);
+      organisations.push({ id: org.id, token, mixed });
     }
-  }
+    for (let i = 0; i < options.healthyOrganisations; i++)
+      await organisation(`Healthy ${i}`, false, ['healthy']);
+    await organisation('Mixed', true, ['healthy', 'slow', 'flaky', 'dead', 'gone', 'closes']);
 
-  function expect(org: Organisation, event: string, id: string, ackAt: number, phase: Expected['phase']) {
-    expected.push({ key: `${event}:${id}`, organisationId: org.id, event, ackAt, phase });
-  }
+    const expected: Expected[] = [];
+    let engineKilledAt: number | undefined;
+    let unavailableAnswers = 0;
 
-  /** One cycle: all nine kinds of event, eleven events. */
-  async function cycle(org: Organisation, phase: Expected['phase']) {
-    const member = await write(org, '/members', { membershipType: 'regular', region: 'north' });
-    expect(org, 'member.created', member.id, member.ackAt, phase);
-    const contribution = await write(org, '/contributions', { amount: { value: '5.00', currency: 'EUR' } });
-    expect(org, 'contribution.received', contribution.id, contribution.ackAt, phase);
-    const payout = await write(org, '/timebank/payouts', { memberId: member.id, hours: 1.5 });
-    expect(org, 'timebank.payout.settled', payout.id, payout.ackAt, phase);
-    const file = await write(org, '/sanctuary/files', () => ({
-      name: 'minutes.pdf',
-      expiresAt: new Date(Date.now() + 3000).toISOString(),
-    }));
-    expect(org, 'sanctuary.file.expired', file.id, file.ackAt + 3000, phase);
-    // Past the 60-hour mark and left open: its deadline alarm fires at once.
-    const overdue = await write(org, '/incidents', {
-      severity: 'high',
-      category: 'confidentiality',
-      detectedAt: new Date(Date.now() - 61 * 3600_000).toISOString(),
-      title: 'Soak',
-    });
-    expect(org, 'incident.declared', overdue.id, overdue.ackAt, phase);
-    expect(org, 'incident.deadline_72h', overdue.id, overdue.ackAt, phase);
-    const contained = await write(org, `/incidents/${overdue.id}/contain`, { note: 'contained' });
-    expect(org, 'incident.contained', overdue.id, contained.ackAt, phase);
-    const recent = await write(org, '/incidents', {
-      severity: 'low',
-      category: 'availability',
-      detectedAt: new Date().toISOString(),
-      title: 'Soak',
-    });
-    expect(org, 'incident.declared', recent.id, recent.ackAt, phase);
-    const notified = await write(org, `/incidents/${recent.id}/notify`, { authorityReference: 'DPA-1' });
-    expect(org, 'incident.notified', recent.id, notified.ackAt, phase);
-    const closed = await write(org, `/incidents/${recent.id}/close`, { note: 'closed' });
-    expect(org, 'incident.closed', recent.id, closed.ackAt, phase);
-  }
+    /** POSTs until acknowledged (201, or 200 for an incident's move): the same Idempotency-Key across kills, restarts and 503s. */
+    async function write(
+      org: Organisation,
+      path: string,
+      body: unknown | (() => unknown),
+    ): Promise<{ id: string; ackAt: number }> {
+      let key = randomUUID();
+      let payload = typeof body === 'function' ? body() : body;
+      for (let tries = 0; ; tries++) {
+        if (!up) {
+          await pause(200);
+          continue;
+        }
+        try {
+          const response = await fetch(`${base}${path}`, {
+            method: 'POST',
+            headers: {
+              Authorization: `Bearer ${org.token}`,
+              'Content-Type': 'application/json',
+              'Idempotency-Key': key,
+            },
+            body: JSON.stringify(payload),
+            signal: AbortSignal.timeout(30_000),
+          });
+          const text = await response.text();
+          if (response.status === 201 || response.status === 200)
+            return { id: (JSON.parse(text) as { id: string }).id, ackAt: Date.now() };
+          if (response.status === 503) unavailableAnswers += 1;
+          else if (response.status === 400 && typeof body === 'function') {
+            // Never acknowledged, and its expiry passed during an outage: a new request, a new key.
+            key = randomUUID();
+            payload = body();
+          } else if (response.status < 500 && response.status !== 429 && response.status !== 409)
+            throw new Error(`POST ${path}: ${response.status} ${text}`);
+        } catch (error) {
+          if (error instanceof Error && error.message.startsWith('POST ')) throw error;
+        }
+        if (tries > 600) throw new Error(`POST ${path} was never acknowledged`);
+        await pause(250);
+      }
+    }
 
-  async function drive(orgs: Organisation[], cycles: number, phase: Expected['phase']) {
-    await Promise.all(
-      orgs.flatMap((org) =>
-        Array.from({ length: STREAMS_PER_ORGANISATION }, async (_, stream) => {
-          for (let i = stream; i < cycles; i += STREAMS_PER_ORGANISATION) await cycle(org, phase);
-        }),
-      ),
+    function expect(org: Organisation, event: string, id: string, ackAt: number, phase: Expected['phase']) {
+      expected.push({ key: `${event}:${id}`, organisationId: org.id, event, ackAt, phase });
+    }
+
+    /** One cycle: all nine kinds of event, ten events from nine writes. */
+    async function cycle(org: Organisation, phase: Expected['phase']) {
+      const member = await write(org, '/members', { membershipType: 'regular', region: 'north' });
+      expect(org, 'member.created', member.id, member.ackAt, phase);
+      const contribution = await write(org, '/contributions', { amount: { value: '5.00', currency: 'EUR' } });
+      expect(org, 'contribution.received', contribution.id, contribution.ackAt, phase);
+      const payout = await write(org, '/timebank/payouts', { memberId: member.id, hours: 1.5 });
+      expect(org, 'timebank.payout.settled', payout.id, payout.ackAt, phase);
+      const file = await write(org, '/sanctuary/files', () => ({
+        name: 'minutes.pdf',
+        expiresAt: new Date(Date.now() + 3000).toISOString(),
+      }));
+      expect(org, 'sanctuary.file.expired', file.id, file.ackAt + 3000, phase);
+      // Past the 60-hour mark and left open: its deadline alarm fires at once.
+      const overdue = await write(org, '/incidents', {
+        severity: 'high',
+        category: 'confidentiality',
+        detectedAt: new Date(Date.now() - 61 * 3600_000).toISOString(),
+        title: 'Soak',
+      });
+      expect(org, 'incident.declared', overdue.id, overdue.ackAt, phase);
+      expect(org, 'incident.deadline_72h', overdue.id, overdue.ackAt, phase);
+      const contained = await write(org, `/incidents/${overdue.id}/contain`, { note: 'contained' });
+      expect(org, 'incident.contained', overdue.id, contained.ackAt, phase);
+      const recent = await write(org, '/incidents', {
+        severity: 'low',
+        category: 'availability',
+        detectedAt: new Date().toISOString(),
+        title: 'Soak',
+      });
+      expect(org, 'incident.declared', recent.id, recent.ackAt, phase);
+      const notified = await write(org, `/incidents/${recent.id}/notify`, { authorityReference: 'DPA-1' });
+      expect(org, 'incident.notified', recent.id, notified.ackAt, phase);
+      const closed = await write(org, `/incidents/${recent.id}/close`, { note: 'closed' });
+      expect(org, 'incident.closed', recent.id, closed.ackAt, phase);
+    }
+
+    async function drive(orgs: Organisation[], cycles: number, phase: Expected['phase']) {
+      await Promise.all(
+        orgs.flatMap((org) =>
+          Array.from({ length: STREAMS_PER_ORGANISATION }, async (_, stream) => {
+            for (let i = stream; i < cycles; i += STREAMS_PER_ORGANISATION) await cycle(org, phase);
+          }),
+        ),
+      );
+    }
+
+    const started = Date.now();
+    log(`phase 1: healthy organisations alone, ${options.cyclesAlone} cycles each`);
+    const healthyOrgs = organisations.filter((o) => !o.mixed);
+    await drive(healthyOrgs, options.cyclesAlone, 'alone');
+    const aloneEndedAt = Date.now();
+    const aloneEventsPerSecond = expected.length / ((aloneEndedAt - started) / 1000);
+    log(
+      `  ${expected.length} events at ${aloneEventsPerSecond.toFixed(1)}/s: DynamoDB Local's pace through the API`,
     );
-  }
 
-  const started = Date.now();
-  log(`phase 1: healthy organisations alone, ${options.cyclesAlone} cycles each`);
-  const healthyOrgs = organisations.filter((o) => !o.mixed);
-  await drive(healthyOrgs, options.cyclesAlone, 'alone');
-  const aloneEndedAt = Date.now();
-  const aloneEventsPerSecond = expected.length / ((aloneEndedAt - started) / 1000);
-  log(
-    `  ${expected.length} events at ${aloneEventsPerSecond.toFixed(1)}/s: DynamoDB Local's pace through the API`,
-  );
-
-  log(`phase 2: every organisation, ${options.cyclesTogether} cycles each, with faults`);
-  const faults: { at: number; what: string; backAt?: number }[] = [];
-  let driving = true;
-  const driven = drive(organisations, options.cyclesTogether, 'together').finally(() => {
-    driving = false;
-  });
-  const together = Date.now();
-  const estimated = Math.max(
-    20_000,
-    (aloneEndedAt - started) * (options.cyclesTogether / Math.max(1, options.cyclesAlone)),
-  );
-  const plan = [
-    ...Array.from({ length: options.stackKills }, () => 'stack'),
-    ...(options.engineKill ? ['engine'] : []),
-  ];
-  for (let i = 0; i < plan.length; i++) {
-    // A random moment within each slice of the expected phase length.
-    const slice = estimated / plan.length;
-    const at = together + slice * i + slice * (0.2 + 0.6 * Math.random());
-    while (Date.now() < at && driving) await pause(100);
-    if (!driving) break;
-    const what = plan[i];
-    const fault: { at: number; what: string; backAt?: number } = { at: Date.now(), what: String(what) };
-    faults.push(fault);
-    if (what === 'stack') {
-      up = false;
-      await stack.stop('SIGKILL', { group: true });
-      log(`  SIGKILL of the stack's process group at +${((Date.now() - together) / 1000).toFixed(1)} s`);
-      stack = await startLocalStack({ ...env, DATA_DIR: dataDir }, { ownProcessGroup: true });
-      base = stack.baseUrl;
-      up = true;
-    } else {
-      const pid = Number(readFileSync(join(dataDir, 'dynamodb', 'dynamodb-local.pid'), 'utf8'));
-      engineKilledAt = Date.now();
-      process.kill(pid, 'SIGKILL');
-      log(`  SIGKILL of DynamoDB Local alone at +${((Date.now() - together) / 1000).toFixed(1)} s`);
+    log(`phase 2: every organisation, ${options.cyclesTogether} cycles each, with faults`);
+    const faults: { at: number; what: string; backAt?: number }[] = [];
+    let driving = true;
+    const driven = drive(organisations, options.cyclesTogether, 'together').finally(() => {
+      driving = false;
+    });
+    const together = Date.now();
+    const estimated = Math.max(
+      20_000,
+      (aloneEndedAt - started) * (options.cyclesTogether / Math.max(1, options.cyclesAlone)),
+    );
+    const plan = [
+      ...Array.from({ length: options.stackKills }, () => 'stack'),
+      ...(options.engineKill ? ['engine'] : []),
+    ];
+    for (let i = 0; i < plan.length; i++) {
+      // A random moment within each slice of the expected phase length.
+      const slice = estimated / plan.length;
+      const at = together + slice * i + slice * (0.2 + 0.6 * Math.random());
+      while (Date.now() < at && driving) await pause(100);
+      if (!driving) break;
+      const what = plan[i];
+      const fault: { at: number; what: string; backAt?: number } = { at: Date.now(), what: String(what) };
+      faults.push(fault);
+      if (what === 'stack') {
+        up = false;
+        await stack.stop('SIGKILL', { group: true });
+        log(`  SIGKILL of the stack's process group at +${((Date.now() - together) / 1000).toFixed(1)} s`);
+        stack = await startLocalStack({ ...env, DATA_DIR: dataDir }, { ownProcessGroup: true });
+        base = stack.baseUrl;
+        up = true;
+      } else {
+        const pid = Number(readFileSync(join(dataDir, 'dynamodb', 'dynamodb-local.pid'), 'utf8'));
+        engineKilledAt = Date.now();
+        process.kill(pid, 'SIGKILL');
+        log(`  SIGKILL of DynamoDB Local alone at +${((Date.now() - together) / 1000).toFixed(1)} s`);
+      }
+      fault.backAt = Date.now();
     }
-    fault.backAt = Date.now();
-  }
-  await driven;
-  const drivenMs = Date.now() - started;
-  log(
-    `${expected.length} events acknowledged in ${(drivenMs / 1000).toFixed(0)} s; waiting for deliveries to settle`,
-  );
+    await driven;
+    const drivenMs = Date.now() - started;
+    log(
+      `${expected.length} events acknowledged in ${(drivenMs / 1000).toFixed(0)} s; waiting for deliveries to settle`,
+    );
 
-  // Settled: every expected (endpoint, event) has a final answer, or nothing new arrives for a while.
-  const pairs = expectedPairs(expected, endpoints);
-  let lastCount = -1;
-  let quietSince = Date.now();
-  while (Date.now() - quietSince < 45_000) {
-    const count = receivers.receipts.length;
-    if (count !== lastCount) {
-      lastCount = count;
-      quietSince = Date.now();
+    // Settled: every expected (endpoint, event) has a final answer, or nothing new arrives for a while.
+    const pairs = expectedPairs(expected, endpoints);
+    let lastCount = -1;
+    let quietSince = Date.now();
+    while (Date.now() - quietSince < 45_000) {
+      const count = receivers.receipts.length;
+      if (count !== lastCount) {
+        lastCount = count;
+        quietSince = Date.now();
+      }
+      const done = pairs.filter((p) => final(p, receivers.receipts)).length;
+      if (done === pairs.length) break;
+      await pause(2000);
     }
-    const done = pairs.filter((p) => final(p, receivers.receipts)).length;
-    if (done === pairs.length) break;
-    await pause(2000);
+    // The last attempt's message reaches the dead-letter queue at its next receive.
+    await pause(10_000);
+    const dlq = await mis<{ deliveryId?: string }[]>(dataDir, 'dlq', 'list');
+    const overdueOutbox = await mis<unknown[]>(dataDir, 'outbox', 'overdue', '--older-than', '30');
+    const logged = await deliveryLogs(base, organisations, endpoints);
+    const figures = account({
+      expected,
+      endpoints,
+      receipts: receivers.receipts,
+      dlq: new Set(dlq.flatMap((d) => (d.deliveryId ? [d.deliveryId] : []))),
+      logged,
+      engineKilledAt,
+      faults,
+      aloneEndedAt,
+    });
+    return {
+      events: expected.length,
+      organisations: organisations.length,
+      drivenSeconds: drivenMs / 1000,
+      writesPerSecond: ((expected.length / EVENTS_PER_CYCLE) * WRITES_PER_CYCLE) / (drivenMs / 1000),
+      faults: faults.map((f) => ({ what: f.what, atSeconds: (f.at - together) / 1000 })),
+      aloneEventsPerSecond,
+      unavailableAnswers,
+      overdueOutbox: overdueOutbox.length,
+      ...figures,
+    };
   }
-  // The last attempt's message reaches the dead-letter queue at its next receive.
-  await pause(10_000);
-  const dlq = await mis<{ deliveryId?: string }[]>(dataDir, 'dlq', 'list');
-  const overdueOutbox = await mis<unknown[]>(dataDir, 'outbox', 'overdue', '--older-than', '30');
-  const logged = await deliveryLogs(base, organisations, endpoints);
-  const figures = account({
-    expected,
-    endpoints,
-    receipts: receivers.receipts,
-    dlq: new Set(dlq.flatMap((d) => (d.deliveryId ? [d.deliveryId] : []))),
-    logged,
-    engineKilledAt,
-    faults,
-    aloneEndedAt,
-  });
-  await stack.stop('SIGTERM');
-  await receivers.close();
-  return {
-    events: expected.length,
-    organisations: organisations.length,
-    drivenSeconds: drivenMs / 1000,
-    writesPerSecond: ((expected.length / EVENTS_PER_CYCLE) * 9) / (drivenMs / 1000),
-    faults: faults.map((f) => ({ what: f.what, atSeconds: (f.at - together) / 1000 })),
-    aloneEventsPerSecond,
-    unavailableAnswers,
-    overdueOutbox: overdueOutbox.length,
-    ...figures,
-  };
 }
 
 function expectedPairs(expected: Expected[], endpoints: Endpoint[]) {
