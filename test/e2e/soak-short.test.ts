@@ -16,6 +16,7 @@ describe('the short soak', { timeout: 240_000 }, () => {
       stackKills: 1,
       engineKill: false,
       goneAfter: 5,
+      sweepAfterSeconds: 30,
       log: () => {},
     });
     expect(result.faults).toHaveLength(1);

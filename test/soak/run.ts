@@ -17,6 +17,7 @@ const result = await runSoak({
   stackKills: 3,
   engineKill: true,
   goneAfter: 30,
+  sweepAfterSeconds: 60,
   log: (line) => console.log(line),
 });
 

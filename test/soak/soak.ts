@@ -24,6 +24,11 @@ export interface SoakOptions {
   /** SIGKILLs of the stack's process group during the second phase. */
   stackKills: number;
   engineKill: boolean;
+  /**
+   * OUTBOX_SWEEP_AFTER_SECONDS of the stack: how soon an event the stream lost (a kill between the
+   * commit and the relay) is put back on it; the settling waits at least this long.
+   */
+  sweepAfterSeconds: number;
   /** Requests after which the gone endpoint answers 410. */
   goneAfter: number;
   log: (line: string) => void;
@@ -137,6 +142,7 @@ export async function runSoak(options: SoakOptions) {
   const env = {
     WEBHOOK_RETRY_DELAYS: '1,1,1,1,1',
     TIMER_INTERVAL_SECONDS: '1',
+    OUTBOX_SWEEP_AFTER_SECONDS: String(options.sweepAfterSeconds),
     POWERTOOLS_LOG_LEVEL: 'ERROR',
   };
   let stack: RunningStack = await startLocalStack(env, { ownProcessGroup: true });
@@ -335,7 +341,8 @@ export async function runSoak(options: SoakOptions) {
     const pairs = expectedPairs(expected, endpoints);
     let lastCount = -1;
     let quietSince = Date.now();
-    while (Date.now() - quietSince < 45_000) {
+    const quietMs = Math.max(45_000, (options.sweepAfterSeconds + 20) * 1000);
+    while (Date.now() - quietSince < quietMs) {
       const count = receivers.receipts.length;
       if (count !== lastCount) {
         lastCount = count;
