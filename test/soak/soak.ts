@@ -312,7 +312,7 @@ export async function runSoak(options: SoakOptions) {
       const slice = estimated / plan.length;
       const at = together + slice * i + slice * (0.2 + 0.6 * Math.random());
       while (Date.now() < at && driving) await pause(100);
-      if (!driving) break;
+      // Driving may end first (short runs): the kill then comes while deliveries are under way.
       const what = plan[i];
       const fault: { at: number; what: string; backAt?: number } = { at: Date.now(), what: String(what) };
       faults.push(fault);
