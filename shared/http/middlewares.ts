@@ -4,7 +4,8 @@ import { consumeRequest } from '../adapters/rate-limiter.js';
 import { BASE_PATH } from '../config.js';
 import { DomainError, InsufficientScopeError, RateLimitedError } from '../domain/errors.js';
 import type { RateDecision } from '../domain/rate-window.js';
-import { logger } from '../observability.js';
+import { logger, MetricUnit, publishMetrics } from '../observability.js';
+import { METRIC } from '../topology/metrics.js';
 import { findRoute } from '../topology/routes.js';
 import { callerOf, hasScope } from './caller.js';
 import { problemForError } from './problem.js';
@@ -53,7 +54,10 @@ export function rateLimit(): ApiMiddleware {
       const caller = callerOf(request.event);
       const decision = await consumeRequest(caller.tokenId, caller.rateLimitPerMinute);
       request.internal.rateDecision = decision;
-      if (!decision.allowed) throw new RateLimitedError(decision.resetSeconds);
+      if (!decision.allowed) {
+        publishMetrics((metrics) => metrics.addMetric(METRIC.rateLimitRefusals, MetricUnit.Count, 1));
+        throw new RateLimitedError(decision.resetSeconds);
+      }
     },
     after: addHeaders,
     onError: addHeaders,
