@@ -42,7 +42,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
   it('gives the delivery and the registration function exactly their environment', () => {
     const outputs = template().findOutputs('*');
     const shared = {
-      NODE_OPTIONS: '--enable-source-maps',
+      ...(stageSettings(stage).sourceMapsAtRuntime ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
       TABLE_NAME: { Ref: onlyId('AWS::DynamoDB::GlobalTable') },
       TOKEN_TAG: tokenTag(),
       SERVICE_NAME: serviceName(),
