@@ -114,6 +114,8 @@ async function main(): Promise<void> {
     EVENTBRIDGE_ENDPOINT: bus.endpoint,
     EVENT_BUS_NAME: eventBusName,
     LOCAL_SECRET_KEY: localSecretKey(dir),
+    // Metrics are CloudWatch's (EMF lines in the function's log): on one machine they would only be noise.
+    POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     // A developer receives webhooks on localhost; on AWS only public https URLs are accepted.
     // ALLOW_PRIVATE_WEBHOOK_URLS=false runs the local stack with AWS's address guard.
     ALLOW_PRIVATE_WEBHOOK_URLS: process.env.ALLOW_PRIVATE_WEBHOOK_URLS === 'false' ? 'false' : 'true',

@@ -5,9 +5,10 @@ import { consumeRequest } from '../adapters/rate-limiter.js';
 import { BASE_PATH } from '../config.js';
 import { DomainError, InsufficientScopeError, RateLimitedError } from '../domain/errors.js';
 import type { RateDecision } from '../domain/rate-window.js';
-import { logger } from '../observability.js';
+import { logger, MetricUnit, publishMetrics } from '../observability.js';
 import { ROUTE_QUERIES } from '../schemas/queries.js';
 import { CORS_ENV_VAR, corsResponseHeaders, parseCorsAllowList } from '../topology/cors.js';
+import { METRIC } from '../topology/metrics.js';
 import { findRoute, type Route, routeKey } from '../topology/routes.js';
 import { callerOf, hasScope } from './caller.js';
 import { problemForError } from './problem.js';
@@ -57,7 +58,10 @@ export function rateLimit(): ApiMiddleware {
       const caller = callerOf(request.event);
       const decision = await consumeRequest(caller.tokenId, caller.rateLimitPerMinute);
       request.internal.rateDecision = decision;
-      if (!decision.allowed) throw new RateLimitedError(decision.resetSeconds);
+      if (!decision.allowed) {
+        publishMetrics((metrics) => metrics.addMetric(METRIC.rateLimitRefusals, MetricUnit.Count, 1));
+        throw new RateLimitedError(decision.resetSeconds);
+      }
     },
     after: addHeaders,
     onError: addHeaders,

@@ -46,6 +46,8 @@ export interface PublicApiProps {
   handlers: ReadonlyMap<string, IFunction>;
   authorizerFunction: IFunction;
   tokenTag: string;
+  /** How long API Gateway reuses an authorizer decision; AUTHORIZER_CACHE_SECONDS unless a test changes it. */
+  authorizerCacheSeconds?: number;
 }
 
 /**
@@ -99,7 +101,7 @@ export class PublicApi extends Construct {
       identitySource: IdentitySource.header('Authorization'),
       // A malformed header is refused with 401 by API Gateway, without invoking (or paying for) the function.
       validationRegex: bearerHeaderPattern(props.tokenTag),
-      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_SECONDS),
+      resultsCacheTtl: Duration.seconds(props.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS),
     });
 
     for (const [path, pathRoutes] of groupByPath(props.routes)) {
