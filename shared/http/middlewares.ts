@@ -111,8 +111,14 @@ const corsAllowList = parseCorsAllowList(process.env[CORS_ENV_VAR]);
 export function corsHeaders(): ApiMiddleware {
   const addHeaders = (request: ApiRequest) => {
     if (!request.response) return;
-    const headers = corsResponseHeaders(corsAllowList, requestHeader(request.event, 'origin'));
-    request.response.headers = { ...request.response.headers, ...headers };
+    const { Vary: varyOnOrigin, ...headers } = corsResponseHeaders(
+      corsAllowList,
+      requestHeader(request.event, 'origin'),
+    );
+    const existing = request.response.headers ?? {};
+    // A response that already varies (on Authorization, for its ETag) varies on both.
+    const vary = [existing.Vary, varyOnOrigin].filter((v) => v !== undefined && v !== '').join(', ');
+    request.response.headers = { ...existing, ...headers, ...(vary ? { Vary: vary } : {}) };
   };
   return { after: addHeaders, onError: addHeaders };
 }
