@@ -4,13 +4,17 @@ import { findTokenByPrefix, recordTokenUse } from '../../shared/adapters/token-s
 import { tokenTag } from '../../shared/config.js';
 import { allowWholeApi } from '../../shared/domain/authorizer-policy.js';
 import { parseBearer, tokenMatchesHash } from '../../shared/domain/token.js';
-import { logger } from '../../shared/observability.js';
+import { logger, MetricUnit, publishMetrics } from '../../shared/observability.js';
+import { METRIC } from '../../shared/topology/metrics.js';
 
 /**
  * API Gateway answers 401 only when a TOKEN authorizer throws exactly `Unauthorized`; a Deny policy
  * would be a 403. So every token that is not valid and live throws it.
  */
-const unauthorized = () => new Error('Unauthorized');
+const unauthorized = () => {
+  publishMetrics((metrics) => metrics.addMetric(METRIC.authorizerDenials, MetricUnit.Count, 1));
+  return new Error('Unauthorized');
+};
 
 export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   const bearer = parseBearer(event.authorizationToken, tokenTag());

@@ -1,14 +1,16 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import document from '../../docs/openapi.json' with { type: 'json' };
 import { BASE_PATH } from '../../shared/config.js';
 import { NotFoundError } from '../../shared/domain/errors.js';
 import { etagOf, ifNoneMatchHits } from '../../shared/domain/etag.js';
-import { problemErrors } from '../../shared/http/middlewares.js';
+import { corsHeaders, problemErrors, refuseUndeclaredQuery } from '../../shared/http/middlewares.js';
 import { requestHeader } from '../../shared/http/request.js';
+import { logger } from '../../shared/observability.js';
 import {
   CONSOLE_SCRIPT,
   CONSOLE_SCRIPT_NAME,
@@ -28,6 +30,8 @@ const ASSET_DIRS = [
 ];
 const assetDir = ASSET_DIRS.map((url) => fileURLToPath(url)).find((dir) => existsSync(dir));
 const assetCache = new Map<string, Promise<Representation>>();
+/** By the name the client asked for: a Map, so that `constructor` or `__proto__` is just another unknown file. */
+const assetTypes = new Map(Object.entries(SWAGGER_UI_FILES));
 
 /** The last document served: every request to one deployment names the same server, so it is built once. */
 let lastDocument: { server: string; representation: Representation } | undefined;
@@ -72,7 +76,7 @@ async function asset(name: string): Promise<Representation> {
   if (name === CONSOLE_SCRIPT_NAME) {
     return { body: CONSOLE_SCRIPT, contentType: 'text/javascript; charset=utf-8', cacheControl: 'no-cache' };
   }
-  const contentType = SWAGGER_UI_FILES[name];
+  const contentType = assetTypes.get(name);
   if (!contentType || !assetDir) throw new NotFoundError(`Console file ${name}`);
   let cached = assetCache.get(name);
   if (!cached) {
@@ -89,24 +93,30 @@ async function asset(name: string): Promise<Representation> {
   return cached;
 }
 
-const representations: Record<string, (event: APIGatewayProxyEvent) => Promise<Representation>> = {
-  '/openapi.json': async (event) => documentFor(`${originOf(event) ?? ''}${basePathOf(event)}`),
-  '/docs': async (event) => ({
-    body: consolePage(basePathOf(event)),
-    contentType: 'text/html; charset=utf-8',
-    cacheControl: 'no-cache',
-  }),
-  '/docs/{asset+}': (event) => asset(event.pathParameters?.asset ?? ''),
-};
+const representations = new Map<string, (event: APIGatewayProxyEvent) => Promise<Representation>>([
+  ['/openapi.json', async (event) => documentFor(`${originOf(event) ?? ''}${basePathOf(event)}`)],
+  [
+    '/docs',
+    async (event) => ({
+      body: consolePage(basePathOf(event)),
+      contentType: 'text/html; charset=utf-8',
+      cacheControl: 'no-cache',
+    }),
+  ],
+  ['/docs/{asset+}', (event) => asset(event.pathParameters?.asset ?? '')],
+]);
 
 /** Public and unauthenticated: the OpenAPI document, the console page and the console's files. */
 export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+  .use(injectLambdaContext(logger, { logEvent: false }))
+  .use(corsHeaders())
   .use(problemErrors())
+  .use(refuseUndeclaredQuery())
   .handler(async (event) => {
     const route = event.resource.startsWith(BASE_PATH)
       ? event.resource.slice(BASE_PATH.length)
       : event.resource;
-    const represent = representations[route];
+    const represent = representations.get(route);
     if (!represent) throw new NotFoundError(`Resource ${route}`);
     const { body, contentType, cacheControl, etag = etagOf(body) } = await represent(event);
     const headers = { ...CONSOLE_SECURITY_HEADERS, ETag: etag, 'Cache-Control': cacheControl };

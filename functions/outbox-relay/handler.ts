@@ -7,8 +7,9 @@ import { listWebhookEndpoints } from '../../shared/adapters/webhook-endpoint-sto
 import { deliveryIdFor } from '../../shared/domain/delivery-id.js';
 import { subscribes, type WebhookEndpoint } from '../../shared/domain/webhook-endpoint.js';
 import type { DeliveryMessage, DomainEvent } from '../../shared/domain/webhook-events.js';
-import { logger } from '../../shared/observability.js';
+import { logger, MetricUnit, publishMetrics } from '../../shared/observability.js';
 import { PUT_EVENTS_BATCH } from '../../shared/topology/event-bus.js';
+import { METRIC } from '../../shared/topology/metrics.js';
 
 /** A delivery and the stream record it came from, so that a failure can name where to resume. */
 interface Pending {
@@ -76,6 +77,13 @@ async function publish(pending: Pending[]): Promise<DynamoDBBatchResponse | unde
     const chunk = pending.slice(start, start + PUT_EVENTS_BATCH);
     try {
       await publishDeliveries(chunk.map((p) => p.message));
+      const relayedAt = Date.now();
+      publishMetrics((metrics) => {
+        for (const { message } of chunk) {
+          const lag = Math.max(0, relayedAt - Date.parse(message.occurredAt));
+          metrics.addMetric(METRIC.relayLag, MetricUnit.Milliseconds, lag);
+        }
+      });
     } catch (error) {
       const unsent = error instanceof PublishError ? error.firstUnsent : 0;
       const resumeAt = chunk[unsent]?.sequenceNumber ?? chunk[0]?.sequenceNumber ?? '';

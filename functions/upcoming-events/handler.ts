@@ -4,7 +4,8 @@ import { upcomingWindow } from '../../shared/domain/public-event.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { conditionalJson } from '../../shared/http/conditional.js';
 import { parseQuery } from '../../shared/http/request.js';
-import { DEFAULT_PAGE_SIZE, eventsQuery } from '../../shared/schemas/events.js';
+import { eventsQuery } from '../../shared/schemas/events.js';
+import { DEFAULT_PAGE_SIZE } from '../../shared/schemas/pagination.js';
 
 export const handler = apiHandler(async (event, caller) => {
   const { limit = DEFAULT_PAGE_SIZE, cursor, from, to } = parseQuery(event, eventsQuery);

@@ -5,6 +5,7 @@ import {
   problem,
   WWW_AUTHENTICATE_BEARER,
 } from '../../shared/http/problem.js';
+import { CORS_EXPOSED_HEADERS, type CorsAllowList, gatewayAllowOrigin } from '../../shared/topology/cors.js';
 
 export interface GatewayProblem {
   type: ResponseType;
@@ -85,4 +86,20 @@ export function headerLiteral(value: string): string {
 export function gatewayResponseHeaders(extra: Record<string, string> = {}): Record<string, string> {
   const headers = { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store', ...extra };
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, headerLiteral(value)]));
+}
+
+/**
+ * The CORS headers of a gateway response, as mapping expressions (shared/topology/cors.ts says why
+ * several named origins repeat the request's `Origin`): without them a browser shows its script a
+ * network error instead of the authorizer's 401 or 403, and the client cannot tell the two apart.
+ */
+export function gatewayResponseCorsHeaders(list: CorsAllowList): Record<string, string> {
+  const rule = gatewayAllowOrigin(list);
+  if (rule.kind === 'none') return {};
+  return {
+    'Access-Control-Allow-Origin':
+      rule.kind === 'fixed' ? headerLiteral(rule.value) : 'method.request.header.Origin',
+    'Access-Control-Expose-Headers': headerLiteral(CORS_EXPOSED_HEADERS.join(', ')),
+    ...(rule.kind === 'request' ? { Vary: headerLiteral('Origin') } : {}),
+  };
 }

@@ -4,6 +4,7 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { BASE_PATH, serviceName, tokenTag } from '../../shared/config.js';
+import { SERVICE_NAME, STAGE_VARIABLE } from '../../shared/topology/metrics.js';
 import {
   AUTHORIZER_FUNCTION,
   type FunctionName,
@@ -13,6 +14,7 @@ import {
 import { TABLE } from '../../shared/topology/table.js';
 import { BUNDLED_FILES } from './bundled-files.js';
 import { PublicApi } from './constructs/public-api.js';
+import { ServiceAlarms } from './constructs/service-alarms.js';
 import { ServiceFunction } from './constructs/service-function.js';
 import { TimerSchedule } from './constructs/timer-schedule.js';
 import { WebhookPipeline } from './constructs/webhook-pipeline.js';
@@ -21,6 +23,8 @@ import type { StageSettings } from './stage.js';
 
 export interface ServiceStackProps extends StackProps {
   settings: StageSettings;
+  /** See PublicApiProps; only a test sets it, to change the authorizer. */
+  authorizerCacheSeconds?: number;
 }
 
 export class ServiceStack extends Stack {
@@ -52,8 +56,9 @@ export class ServiceStack extends Stack {
       TABLE_NAME: table.tableName,
       TOKEN_TAG: tag,
       SERVICE_NAME: serviceName(),
-      POWERTOOLS_SERVICE_NAME: 'membership-incident-service',
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: settings.logLevel,
+      [STAGE_VARIABLE]: settings.stage,
     };
     const tableIndexes = `Resource::<${this.getLogicalId(table.node.defaultChild as CfnElement)}.Arn>/index/*`;
 
@@ -88,6 +93,15 @@ export class ServiceStack extends Stack {
       handlers,
       authorizerFunction,
       tokenTag: tag,
+      authorizerCacheSeconds: props.authorizerCacheSeconds,
+    });
+
+    const alarms = new ServiceAlarms(this, 'Alarms', {
+      settings,
+      deliveryDeadLetterQueue: webhooks.deadLetterQueue,
+      ruleDeadLetterQueue: webhooks.ruleDeadLetterQueue,
+      relayFunction: webhooks.relay.function,
+      apiStage: api.restApi.deploymentStage,
     });
 
     // The operator CLI reads these by id.
@@ -98,7 +112,9 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'Region', { value: this.region });
     new CfnOutput(this, 'DeliveryQueueUrl', { value: webhooks.queue.queueUrl });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: webhooks.deadLetterQueue.queueUrl });
-    new CfnOutput(this, 'AlarmTopicArn', { value: webhooks.alarmTopic.topicArn });
+    new CfnOutput(this, 'RuleDeadLetterQueueUrl', { value: webhooks.ruleDeadLetterQueue.queueUrl });
+    new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
+    new CfnOutput(this, 'DashboardName', { value: alarms.dashboard.dashboardName });
     new CfnOutput(this, 'SigningKeyArn', { value: webhooks.signingKey.keyArn });
   }
 }

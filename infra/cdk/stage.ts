@@ -8,6 +8,12 @@ export interface StageSettings {
   logLevel: 'DEBUG' | 'INFO';
   /** Production data outlives a stack deletion; a developer's stack is thrown away whole. */
   removalPolicy: RemovalPolicy;
+  /**
+   * Whether functions map stack traces through their source maps at run time
+   * (`--enable-source-maps`). It costs every cold start (`npm run bench` prints how much), so
+   * production goes without: its bundles still carry the maps, to read a minified trace afterwards.
+   */
+  sourceMapsAtRuntime: boolean;
 }
 
 /** Lowercase letters, digits and hyphens: the stage names the stack, the API stage and resource names. */
@@ -26,6 +32,7 @@ export function stageSettings(stage: string): StageSettings {
     logRetention: isProduction ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK,
     logLevel: isProduction ? 'INFO' : 'DEBUG',
     removalPolicy: isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    sourceMapsAtRuntime: !isProduction,
   };
 }
 

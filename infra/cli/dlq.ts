@@ -10,14 +10,18 @@ import {
 import { latestAttempt } from '../../shared/adapters/delivery-log.js';
 import { createSqsClient } from '../../shared/adapters/sqs.js';
 import { parseDeliveryMessage } from '../../shared/schemas/delivery-message.js';
-import { dataDir, readStackInfo } from '../../shared/topology/local-stack.js';
-import { CliError } from './target.js';
+import { CliError, localStack } from './target.js';
 
 /** Where `mis dlq` acts: the delivery queue and its dead-letter queue, and a client for them. */
 export interface DeadLetterTarget {
   sqs: SQSClient;
   deliveryQueueUrl: string;
   deadLetterQueueUrl: string;
+  /**
+   * Long polling asks every SQS server, so that an empty answer means an empty queue (1 s, the
+   * default); the local emulator is one server, where a short poll (0) is as complete.
+   */
+  waitSeconds?: number;
 }
 
 export interface DeadLetter {
@@ -51,8 +55,8 @@ const HOLD_SECONDS = 60;
  */
 export async function resolveDeadLetterTarget(stackName: string | undefined): Promise<DeadLetterTarget> {
   if (!stackName) {
-    const info = readStackInfo(dataDir());
-    if (!info?.sqsEndpoint || !info.deliveryQueueUrl || !info.deadLetterQueueUrl) {
+    const { info } = localStack();
+    if (!info.sqsEndpoint || !info.deliveryQueueUrl || !info.deadLetterQueueUrl) {
       throw new CliError(
         'The running local stack names no delivery queues in its stack.json: restart it with `npm start`.',
       );
@@ -61,6 +65,7 @@ export async function resolveDeadLetterTarget(stackName: string | undefined): Pr
       sqs: createSqsClient(info.sqsEndpoint),
       deliveryQueueUrl: info.deliveryQueueUrl,
       deadLetterQueueUrl: info.deadLetterQueueUrl,
+      waitSeconds: 0,
     };
   }
   const { Stacks } = await new CloudFormationClient({}).send(
@@ -84,8 +89,7 @@ async function receiveBatch(target: DeadLetterTarget): Promise<Message[]> {
       QueueUrl: target.deadLetterQueueUrl,
       MaxNumberOfMessages: 10,
       VisibilityTimeout: HOLD_SECONDS,
-      // Long polling asks every SQS server, so an empty answer means an empty queue.
-      WaitTimeSeconds: 1,
+      WaitTimeSeconds: target.waitSeconds ?? 1,
       MessageSystemAttributeNames: ['All'],
       MessageAttributeNames: ['All'],
     }),

@@ -1,103 +1,116 @@
-import { parseArgs } from 'node:util';
 import { createOrganisation, getOrganisation } from '../../shared/adapters/organisation-store.js';
 import { issueToken, listTokens, revokeToken, summariseToken } from '../../shared/adapters/token-store.js';
 import { createWebhookEndpoint } from '../../shared/adapters/webhook-endpoint-store.js';
 import { assertAcceptableWebhookUrl } from '../../shared/adapters/webhook-sender.js';
 import { overdueOutboxItems } from '../../shared/app/sweep-outbox.js';
-import { DomainError, ValidationError } from '../../shared/domain/errors.js';
-import { TIERS, type Tier } from '../../shared/domain/organisation.js';
-import { MAX_DELIVERY_ATTEMPTS } from '../../shared/domain/retry-schedule.js';
-import { parseScopes } from '../../shared/domain/token.js';
+import { DomainError, NotFoundError, ValidationError } from '../../shared/domain/errors.js';
+import { MAX_RATE_LIMIT, STANDARD_RATE_LIMIT, TIERS, type Tier } from '../../shared/domain/organisation.js';
+import { parseScopes, type Scope } from '../../shared/domain/token.js';
 import {
   isWebhookEventName,
   WEBHOOK_EVENT_NAMES,
   type WebhookEventName,
 } from '../../shared/domain/webhook-events.js';
 import { webhookEndpointView } from '../../shared/domain/webhook-view.js';
+import { shellWord } from '../../shared/topology/local-stack.js';
+import { type Invocation, parseCommandLine, UsageError, VERSION, wantsJson } from './commands.js';
 import { listDeadLetters, redriveDeadLetters, resolveDeadLetterTarget } from './dlq.js';
 import { CliError, resolveTarget } from './target.js';
 
-const USAGE = `Usage: mis <command> [options]   (add --json for machine-readable output)
+type Run = Extract<Invocation, { kind: 'run' }>;
 
-  org create --name <name> [--tier standard|enterprise] [--rate-limit <n>]
-  token issue --org <orgId> --scopes read[,write] [--name <label>]
-  token list --org <orgId>
-  token revoke <tokenId>
-  webhook add --org <orgId> --url <url> [--events a,b]
-  dlq list                    deliveries that failed ${MAX_DELIVERY_ATTEMPTS} times, with their last error
-  dlq redrive                 sends them back for delivery (same delivery id; attempts count from 1 again)
-  outbox overdue [--older-than <seconds>]
-                              events the relay has not relayed for that long (default: the sweep's threshold)
+const argv = process.argv.slice(2);
+const json = wantsJson(argv);
 
-Acts on the running local stack (npm start; DATA_DIR tells where it keeps its state), or on a
-deployed stack with --stack <name> and the usual AWS credentials.`;
-
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    json: { type: 'boolean', default: false },
-    stack: { type: 'string' },
-    name: { type: 'string' },
-    tier: { type: 'string' },
-    'rate-limit': { type: 'string' },
-    org: { type: 'string' },
-    scopes: { type: 'string' },
-    url: { type: 'string' },
-    events: { type: 'string' },
-    'older-than': { type: 'string' },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
-});
-
-function required(option: 'name' | 'org' | 'scopes' | 'url'): string {
-  const value = values[option];
-  if (!value) throw new CliError(`--${option} is required.\n\n${USAGE}`);
-  return value;
+function print(result: unknown, human: string): void {
+  console.log(json ? JSON.stringify(result, null, 2) : human);
 }
 
-function print(json: unknown, human: string): void {
-  console.log(values.json ? JSON.stringify(json, null, 2) : human);
-}
+const invalid = (run: Run, message: string) =>
+  new UsageError('invalid_value', `${message} (see mis ${run.command} --help).`);
 
-async function run(): Promise<void> {
-  const [group, action, argument] = positionals;
-  const command = `${group ?? ''} ${action ?? ''}`.trim();
-  if (values.help || !group) {
-    console.log(USAGE);
-    return;
+function tierOf(run: Run): Tier {
+  const tier = run.options.get('tier') ?? 'standard';
+  if (!(TIERS as readonly string[]).includes(tier)) {
+    throw invalid(run, `--tier must be one of ${TIERS.join(', ')}, not "${tier}"`);
   }
-  const known = [
-    'org create',
-    'token issue',
-    'token list',
-    'token revoke',
-    'webhook add',
-    'dlq list',
-    'dlq redrive',
-    'outbox overdue',
-  ];
-  if (!known.includes(command)) throw new CliError(`Unknown command "${command}".\n\n${USAGE}`);
-  const target = await resolveTarget(values.stack);
+  return tier as Tier;
+}
 
-  switch (command) {
+function rateLimitOf(run: Run, tier: Tier): number | undefined {
+  const given = run.options.get('rate-limit');
+  if (given === undefined) return undefined;
+  const limit = /^\d+$/.test(given) ? Number(given) : Number.NaN;
+  if (!(limit >= 1 && limit <= MAX_RATE_LIMIT)) {
+    throw invalid(run, `--rate-limit must be a whole number from 1 to ${MAX_RATE_LIMIT}, not "${given}"`);
+  }
+  if (tier !== 'enterprise' && limit !== STANDARD_RATE_LIMIT) {
+    throw invalid(run, 'Only an enterprise organisation (--tier enterprise) can have its own --rate-limit');
+  }
+  return limit;
+}
+
+function scopesOf(run: Run): Scope[] {
+  const given = run.options.get('scopes') ?? '';
+  try {
+    return parseScopes(given);
+  } catch {
+    throw invalid(run, `--scopes must be read, write or read,write, not "${given}"`);
+  }
+}
+
+function eventsOf(run: Run): WebhookEventName[] {
+  const events = (run.options.get('events') ?? '').split(',').filter(Boolean);
+  const unknown = events.filter((e) => !isWebhookEventName(e));
+  if (unknown.length > 0) {
+    throw invalid(run, `Unknown events: ${unknown.join(', ')}; known: ${WEBHOOK_EVENT_NAMES.join(', ')}`);
+  }
+  return events as WebhookEventName[];
+}
+
+/** The organisation, or the one error every command gives for an organisation that does not exist. */
+async function existingOrganisation(organisationId: string): Promise<string> {
+  if (!(await getOrganisation(organisationId))) throw new NotFoundError(`Organisation ${organisationId}`);
+  return organisationId;
+}
+
+/** The command an operator runs next, ready to paste: it reaches the same stack as this one. */
+function sameStack(run: Run, command: string): string {
+  const dataDir = process.env.DATA_DIR && !run.stack ? `DATA_DIR=${shellWord(process.env.DATA_DIR)} ` : '';
+  const stack = run.stack ? ` --stack ${shellWord(run.stack)}` : '';
+  return `${dataDir}npx mis ${command}${stack}`;
+}
+
+async function execute(run: Run): Promise<void> {
+  const option = (name: string) => run.options.get(name) as string;
+  switch (run.command) {
     case 'org create': {
-      const tier = (values.tier ?? 'standard') as Tier;
-      if (!TIERS.includes(tier)) throw new CliError(`--tier must be one of ${TIERS.join(', ')}.`);
-      const rateLimit = values['rate-limit'] === undefined ? undefined : Number(values['rate-limit']);
-      const org = await createOrganisation({ name: required('name'), tier, rateLimitPerMinute: rateLimit });
-      const { id, name, rateLimitPerMinute } = org;
+      const tier = tierOf(run);
+      const rateLimitPerMinute = rateLimitOf(run, tier);
+      const target = await resolveTarget(run.stack);
+      const org = await createOrganisation({ name: option('name'), tier, rateLimitPerMinute });
       print(
-        { id, name, tier: org.tier, rateLimitPerMinute },
-        `Organisation created on the ${target.description}\n  id:         ${id}\n  name:       ${name}\n  tier:       ${org.tier}\n  rate limit: ${rateLimitPerMinute} requests per minute per token`,
+        { id: org.id, name: org.name, tier: org.tier, rateLimitPerMinute: org.rateLimitPerMinute },
+        [
+          `Organisation created on the ${target.description}`,
+          `  id:         ${org.id}`,
+          `  name:       ${org.name}`,
+          `  tier:       ${org.tier}`,
+          `  rate limit: ${org.rateLimitPerMinute} requests per minute per token`,
+          '',
+          'Its first token:',
+          `  ${sameStack(run, `token issue --org ${org.id} --scopes read,write`)}`,
+        ].join('\n'),
       );
       return;
     }
     case 'token issue': {
-      const scopes = parseScopes(required('scopes'));
+      const scopes = scopesOf(run);
+      await resolveTarget(run.stack);
       const { token, record } = await issueToken({
-        organisationId: required('org'),
+        organisationId: option('org'),
         scopes,
-        name: values.name,
+        name: run.options.get('name'),
       });
       print(
         { id: record.id, token, prefix: record.prefix, scopes: record.scopes },
@@ -106,7 +119,8 @@ async function run(): Promise<void> {
       return;
     }
     case 'token list': {
-      const tokens = (await listTokens(required('org'))).map(summariseToken);
+      await resolveTarget(run.stack);
+      const tokens = (await listTokens(await existingOrganisation(option('org')))).map(summariseToken);
       const lines = tokens.map(
         (t) =>
           `  ${t.id}  ${t.scopes.join(',').padEnd(10)}  ${t.name}  created ${t.createdAt}` +
@@ -116,8 +130,8 @@ async function run(): Promise<void> {
       return;
     }
     case 'token revoke': {
-      if (!argument) throw new CliError(`token revoke needs the token id (tok_…).\n\n${USAGE}`);
-      const revoked = await revokeToken(argument);
+      const target = await resolveTarget(run.stack);
+      const revoked = await revokeToken(run.argument as string);
       await target.flushAuthorizerCache();
       print(
         revoked,
@@ -125,8 +139,26 @@ async function run(): Promise<void> {
       );
       return;
     }
+    case 'webhook add': {
+      const events = eventsOf(run);
+      await resolveTarget(run.stack);
+      // After the target: the local stack accepts http and loopback URLs, AWS does not.
+      assertAcceptableWebhookUrl(option('url'));
+      const { endpoint, secret } = await createWebhookEndpoint({
+        organisationId: await existingOrganisation(option('org')),
+        url: option('url'),
+        events,
+      });
+      const view = webhookEndpointView(endpoint);
+      print(
+        { id: view.id, url: view.url, events: view.events, secret },
+        `Webhook endpoint ${view.id} added for ${view.url}\n  events: ${view.events.join(', ')}\n\n  signing secret: ${secret}\n\nThis is the only time the secret is shown: store it in the receiver's configuration now.`,
+      );
+      return;
+    }
     case 'dlq list': {
-      const letters = await listDeadLetters(await resolveDeadLetterTarget(values.stack));
+      await resolveTarget(run.stack);
+      const letters = await listDeadLetters(await resolveDeadLetterTarget(run.stack));
       const lines = letters.map(
         (d) =>
           `  ${d.deliveryId ?? d.messageId}  ${d.event ?? '?'}  endpoint ${d.endpointId ?? '?'}  ` +
@@ -140,16 +172,14 @@ async function run(): Promise<void> {
       );
       return;
     }
-    case 'dlq redrive': {
-      const redriven = await redriveDeadLetters(await resolveDeadLetterTarget(values.stack));
-      print(redriven, `${redriven.length} deliveries sent back to the delivery queue.`);
-      return;
-    }
     case 'outbox overdue': {
-      const olderThan = values['older-than'];
-      const items = await overdueOutboxItems(
-        olderThan === undefined ? {} : { olderThanMs: Number(olderThan) * 1000 },
-      );
+      await resolveTarget(run.stack);
+      const olderThan = run.options.get('older-than');
+      const seconds = olderThan === undefined ? undefined : Number(olderThan);
+      if (seconds !== undefined && !(Number.isInteger(seconds) && seconds >= 0)) {
+        throw new UsageError('invalid_value', '--older-than must be whole seconds, 0 or more.');
+      }
+      const items = await overdueOutboxItems(seconds === undefined ? {} : { olderThanMs: seconds * 1000 });
       const listed = items.map((i) => ({ ...i.event, pendingSince: i.pendingSince, replays: i.replays }));
       const lines = listed.map(
         (i) =>
@@ -164,48 +194,47 @@ async function run(): Promise<void> {
       );
       return;
     }
-    case 'webhook add': {
-      const organisationId = required('org');
-      const url = required('url');
-      const events = (values.events ?? '').split(',').filter(Boolean);
-      const unknown = events.filter((e) => !isWebhookEventName(e));
-      if (unknown.length > 0) {
-        throw new CliError(
-          `Unknown events: ${unknown.join(', ')}. Known: ${WEBHOOK_EVENT_NAMES.join(', ')}.`,
-        );
-      }
-      assertAcceptableWebhookUrl(url);
-      if (!(await getOrganisation(organisationId)))
-        throw new CliError(`Organisation ${organisationId} was not found.`);
-      const { endpoint, secret } = await createWebhookEndpoint({
-        organisationId,
-        url,
-        events: events as WebhookEventName[],
-      });
-      const view = webhookEndpointView(endpoint);
-      print(
-        { id: view.id, url: view.url, events: view.events, secret },
-        `Webhook endpoint ${view.id} added for ${view.url}\n  events: ${view.events.join(', ')}\n\n  signing secret: ${secret}\n\nThis is the only time the secret is shown: store it in the receiver's configuration now.`,
-      );
+    case 'dlq redrive': {
+      await resolveTarget(run.stack);
+      const redriven = await redriveDeadLetters(await resolveDeadLetterTarget(run.stack));
+      print(redriven, `${redriven.length} deliveries sent back to the delivery queue.`);
       return;
     }
   }
 }
 
-run().catch((error: unknown) => {
-  const known =
-    error instanceof CliError ||
-    error instanceof DomainError ||
-    error instanceof RangeError ||
-    error instanceof TypeError;
-  const message =
-    error instanceof ValidationError
-      ? error.issues.map((issue) => issue.message).join(' ')
-      : error instanceof Error
-        ? error.message
-        : String(error);
-  console.error(
-    known ? `error: ${message}` : `error: ${message} (${(error as Error)?.name ?? 'unexpected'})`,
-  );
-  process.exit(known ? 2 : 1);
+interface Failure {
+  code: string;
+  message: string;
+  /** 2: the command line is wrong; 1: the command could not be done. */
+  exitCode: 1 | 2;
+}
+
+function failureOf(error: unknown): Failure {
+  if (error instanceof UsageError) return { code: error.code, message: error.message, exitCode: 2 };
+  // The domain's own checks of a value given on the command line (a name's length, a URL).
+  if (error instanceof ValidationError) {
+    return { code: 'invalid_value', message: error.issues.map((i) => i.message).join(' '), exitCode: 2 };
+  }
+  if (error instanceof RangeError) return { code: 'invalid_value', message: error.message, exitCode: 2 };
+  if (error instanceof DomainError || error instanceof CliError) {
+    return { code: error.code, message: error.message, exitCode: 1 };
+  }
+  const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+  return { code: 'failed', message: `${message} (${name})`, exitCode: 1 };
+}
+
+async function main(): Promise<void> {
+  const invocation = parseCommandLine(argv);
+  if (invocation.kind === 'help') console.log(invocation.text);
+  else if (invocation.kind === 'version') console.log(json ? JSON.stringify({ version: VERSION }) : VERSION);
+  else await execute(invocation);
+}
+
+main().catch((error: unknown) => {
+  const failure = failureOf(error);
+  // One line, whatever the error: a script reads it, a person sees it whole.
+  const message = failure.message.replace(/\s*\n\s*/g, ' ');
+  console.error(json ? JSON.stringify({ error: { code: failure.code, message } }) : `error: ${message}`);
+  process.exit(failure.exitCode);
 });

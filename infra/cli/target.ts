@@ -1,13 +1,29 @@
 import { APIGatewayClient, FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import {
-  dataDir,
   FLUSH_CACHE_PATH,
   localSecretKey,
-  readStackInfo,
+  locateLocalStack,
+  type RunningLocalStack,
 } from '../../shared/topology/local-stack.js';
 
-export class CliError extends Error {}
+/** A command that could not be done (exit code 1), with a stable code for `--json`. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly code = 'failed',
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** The running local stack the commands act on, or a CliError that says how to point at it. */
+export function localStack(): RunningLocalStack {
+  const found = locateLocalStack();
+  if ('problem' in found) throw new CliError(found.problem, 'stack_not_running');
+  return found;
+}
 
 /** Where the CLI's commands act: the running local stack, or a deployed stack's table and API. */
 export interface Target {
@@ -40,13 +56,7 @@ async function deployedTarget(stackName: string): Promise<Target> {
 }
 
 function localTarget(): Target {
-  const dir = dataDir();
-  const info = readStackInfo(dir);
-  if (!info) {
-    throw new CliError(
-      `The local stack is not running (no live ${dir}/stack.json): start it with \`npm start\`, or pass --stack <name> for a deployed stack.`,
-    );
-  }
+  const { dataDir: dir, info } = localStack();
   process.env.DYNAMODB_ENDPOINT = info.dynamodbEndpoint;
   process.env.TABLE_NAME = info.tableName;
   process.env.LOCAL_SECRET_KEY = localSecretKey(dir);

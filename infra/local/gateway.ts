@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  maxHeaderSize,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { Duplex } from 'node:stream';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -11,14 +18,22 @@ import { BASE_PATH, tokenTag } from '../../shared/config.js';
 import { bearerHeaderPattern } from '../../shared/domain/token.js';
 import {
   isDependencyUnavailable,
+  PROBLEM_CONTENT_TYPE,
   problem,
   problemResponse,
+  STATUS_TITLES,
   serviceUnavailableResponse,
   WWW_AUTHENTICATE_BEARER,
 } from '../../shared/http/problem.js';
 import { logger } from '../../shared/observability.js';
+import {
+  type CorsAllowList,
+  corsResponseHeaders,
+  gatewayCorsHeaders,
+  preflightHeaders,
+} from '../../shared/topology/cors.js';
 import { FLUSH_CACHE_PATH } from '../../shared/topology/local-stack.js';
-import { matchPath, type Route, routes } from '../../shared/topology/routes.js';
+import { allowedMethods, findRoute, matchPath, type Route, routes } from '../../shared/topology/routes.js';
 import { AUTHORIZER_CACHE_SECONDS } from '../../shared/topology/timeouts.js';
 import { lambdaContext } from './lambda-context.js';
 import { policyAllows } from './policy.js';
@@ -27,9 +42,11 @@ export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Pr
 export type TokenAuthorizer = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 
 export interface GatewayOptions {
-  handlers: Record<string, ProxyHandler>;
+  handlers: ReadonlyMap<string, ProxyHandler>;
   authorizer: TokenAuthorizer;
   cacheSeconds?: number;
+  /** Browser origins that may read answers (`CORS_ALLOW_ORIGINS`); none unless given. */
+  corsAllowList?: CorsAllowList;
   /**
    * A custom domain's base path mapping to serve besides the root (`LOCAL_BASE_PATH`), e.g.
    * `membership` for `/membership/api/public/v1`.
@@ -109,6 +126,71 @@ function findRoutes(relativePath: string): { route: Route; params: Record<string
 }
 
 /**
+ * Names and values as a client sent them, as an object of the shape API Gateway's JSON gives a
+ * function: own properties only (`Object.fromEntries` defines `__proto__` or `constructor` as
+ * plain keys), collected in a Map so that no name can reach a prototype on the way.
+ */
+function singleAndMulti(pairs: Iterable<[string, string]>) {
+  const all = new Map<string, string[]>();
+  for (const [name, value] of pairs) all.set(name, [...(all.get(name) ?? []), value]);
+  return {
+    count: all.size,
+    single: Object.fromEntries([...all].map(([name, values]) => [name, values.at(-1) ?? ''])),
+    multi: Object.fromEntries(all),
+  };
+}
+
+/** The headers as Node parsed them (names lowercased, a repeated header's values kept apart). */
+function headerPairs(request: IncomingMessage): [string, string][] {
+  return Object.entries(request.headers).flatMap(([name, value]) =>
+    value === undefined
+      ? []
+      : (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, v]),
+  );
+}
+
+/** What Node's parser refused before a request existed (a request line or headers too large, bad HTTP). */
+const CLIENT_ERRORS: ReadonlyMap<string | undefined, { status: number; code: string; detail: string }> =
+  new Map([
+    [
+      'HPE_HEADER_OVERFLOW',
+      {
+        status: 431,
+        code: 'headers_too_large',
+        detail: `The request line and headers must be at most ${maxHeaderSize / 1024} KB together.`,
+      },
+    ],
+    [
+      'ERR_HTTP_REQUEST_TIMEOUT',
+      { status: 408, code: 'request_timeout', detail: 'The request was not received in time.' },
+    ],
+  ]);
+
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const known = CLIENT_ERRORS.get(error.code) ?? {
+    status: 400,
+    code: 'bad_request',
+    detail: 'The request is not valid HTTP/1.1.',
+  };
+  const body = JSON.stringify(problem(known.status, known.code, known.detail));
+  socket.end(
+    [
+      `HTTP/1.1 ${known.status} ${STATUS_TITLES[known.status] ?? 'Error'}`,
+      `Content-Type: ${PROBLEM_CONTENT_TYPE}`,
+      'Cache-Control: no-store',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
+}
+
+/**
  * The local stand-in for API Gateway: the same route table, the same 404/405/401/403 answers as
  * the gateway responses on AWS, the TOKEN authorizer called with API Gateway's rules (identity
  * validation expression, policy evaluation, decision cache), and proxy events of the real shape.
@@ -116,6 +198,7 @@ function findRoutes(relativePath: string): { route: Route; params: Record<string
 export function createGateway(options: GatewayOptions): Server & { flushAuthorizerCache(): void } {
   const cache = new Map<string, CachedDecision>();
   const cacheMs = (options.cacheSeconds ?? AUTHORIZER_CACHE_SECONDS) * 1000;
+  const cors = options.corsAllowList ?? { kind: 'none' };
   const headerPattern = new RegExp(bearerHeaderPattern(tokenTag()));
 
   async function authorize(
@@ -135,6 +218,15 @@ export function createGateway(options: GatewayOptions): Server & { flushAuthoriz
     }
   }
 
+  /** An answer API Gateway makes itself: a gateway response, with its CORS headers. */
+  function gatewayAnswer(
+    request: IncomingMessage,
+    body: ReturnType<typeof problem>,
+    headers: Record<string, string> = {},
+  ): APIGatewayProxyResult {
+    return problemResponse(body, { ...gatewayCorsHeaders(cors, request.headers.origin), ...headers });
+  }
+
   async function handle(request: IncomingMessage, requestId: string): Promise<APIGatewayProxyResult> {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const method = request.method ?? 'GET';
@@ -144,17 +236,19 @@ export function createGateway(options: GatewayOptions): Server & { flushAuthoriz
     }
     const { relativePath, eventPath } = mountOf(url.pathname, options.basePath);
     const candidates = relativePath === undefined ? [] : findRoutes(relativePath);
-    if (candidates.length === 0) {
-      return problemResponse(problem(404, 'not_found', `No resource at ${url.pathname}.`));
+    const [first] = candidates;
+    if (!first) return gatewayAnswer(request, problem(404, 'not_found', `No resource at ${url.pathname}.`));
+    const allow = allowedMethods(candidates.map((c) => c.route.method));
+    // The CORS preflight and the 405 are MOCK integrations on AWS (infra/cdk/constructs/public-api.ts).
+    if (method === 'OPTIONS') {
+      return { statusCode: 204, headers: preflightHeaders(cors, request.headers.origin, allow), body: '' };
     }
-    const match = candidates.find((c) => c.route.method === method);
+    const route = findRoute(method, first.route.path);
+    const match = route && candidates.find((c) => c.route === route);
     if (!match) {
-      const allow = candidates.map((c) => c.route.method).join(', ');
       return problemResponse(
-        problem(405, 'method_not_allowed', `${method} is not allowed here; use ${allow}.`),
-        {
-          Allow: allow,
-        },
+        problem(405, 'method_not_allowed', `${method} is not allowed here; use ${allow.join(', ')}.`),
+        { Allow: allow.join(', '), ...corsResponseHeaders(cors, request.headers.origin) },
       );
     }
 
@@ -164,41 +258,31 @@ export function createGateway(options: GatewayOptions): Server & { flushAuthoriz
     if (match.route.access !== 'public') {
       const decision = await authorize(request.headers.authorization, methodArn);
       if (decision === 401) {
-        return problemResponse(problem(401, 'unauthorized', 'A valid bearer token is required.'), {
+        return gatewayAnswer(request, problem(401, 'unauthorized', 'A valid bearer token is required.'), {
           'WWW-Authenticate': WWW_AUTHENTICATE_BEARER,
         });
       }
       if (!policyAllows(decision.policyDocument, methodArn)) {
-        return problemResponse(problem(403, 'forbidden', 'This token may not call this resource.'));
+        return gatewayAnswer(request, problem(403, 'forbidden', 'This token may not call this resource.'));
       }
       authorizerContext = { ...decision.context, principalId: decision.principalId };
     }
 
     const body = await readBody(request);
-    const headers: Record<string, string> = {};
-    const multiValueHeaders: Record<string, string[]> = {};
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (value === undefined) continue;
-      const values = Array.isArray(value) ? value : [value];
-      headers[name] = values.join(',');
-      multiValueHeaders[name] = values;
-    }
-    const query: Record<string, string> = {};
-    const multiQuery: Record<string, string[]> = {};
-    for (const [name, value] of url.searchParams) {
-      query[name] = value;
-      multiQuery[name] = [...(multiQuery[name] ?? []), value];
-    }
-    const hasQuery = Object.keys(query).length > 0;
+    const headers = singleAndMulti(headerPairs(request));
+    const query = singleAndMulti(url.searchParams);
+    const params = new Map(Object.entries(match.params));
     const event: APIGatewayProxyEvent = {
       resource,
       path: eventPath,
       httpMethod: method,
-      headers,
-      multiValueHeaders,
-      queryStringParameters: hasQuery ? query : null,
-      multiValueQueryStringParameters: hasQuery ? multiQuery : null,
-      pathParameters: Object.keys(match.params).length > 0 ? match.params : null,
+      headers: Object.fromEntries(
+        Object.entries(headers.multi).map(([name, values]) => [name, values.join(',')]),
+      ),
+      multiValueHeaders: headers.multi,
+      queryStringParameters: query.count > 0 ? query.single : null,
+      multiValueQueryStringParameters: query.count > 0 ? query.multi : null,
+      pathParameters: params.size > 0 ? Object.fromEntries(params) : null,
       stageVariables: null,
       body: body.length > 0 ? body.toString('utf8') : null,
       isBase64Encoded: false,
@@ -233,7 +317,7 @@ export function createGateway(options: GatewayOptions): Server & { flushAuthoriz
         stage: STAGE,
       },
     };
-    const handler = options.handlers[match.route.functionName];
+    const handler = options.handlers.get(match.route.functionName);
     if (!handler) throw new Error(`No handler loaded for ${match.route.functionName}`);
     return handler(event, lambdaContext(match.route.functionName));
   }
@@ -244,13 +328,24 @@ export function createGateway(options: GatewayOptions): Server & { flushAuthoriz
     handle(request, requestId)
       .catch((error: unknown) => {
         if (error instanceof BodyTooLarge) {
-          return problemResponse(problem(413, 'payload_too_large', 'The request body is larger than 10 MB.'));
+          return gatewayAnswer(
+            request,
+            problem(413, 'payload_too_large', 'The request body is larger than 10 MB.'),
+          );
         }
         // An authorizer that cannot reach the table: AUTHORIZER_FAILURE, a 503 on AWS too.
-        if (isDependencyUnavailable(error)) return serviceUnavailableResponse();
-        // On AWS an unhandled error is a 5xx gateway response: generic, never the error itself.
-        logger.error('Request failed', { error, requestId });
-        return problemResponse(
+        if (isDependencyUnavailable(error)) {
+          const unavailable = serviceUnavailableResponse();
+          return {
+            ...unavailable,
+            headers: { ...unavailable.headers, ...gatewayCorsHeaders(cors, request.headers.origin) },
+          };
+        }
+        // On AWS an unhandled error is a 5xx gateway response: generic, never the error itself. The
+        // gateway is no function: its own failures are logged as the gateway's, under no function name.
+        logger.error('Local gateway failed', { error, requestId, component: 'local-gateway' });
+        return gatewayAnswer(
+          request,
           problem(500, 'internal_error', 'An unexpected error occurred. Please try again later.'),
         );
       })
@@ -264,5 +359,7 @@ export function createGateway(options: GatewayOptions): Server & { flushAuthoriz
         });
       });
   });
+  // A request line or headers beyond Node's limit never become a request: answer them as problems too.
+  server.on('clientError', answerClientError);
   return Object.assign(server, { flushAuthorizerCache: () => cache.clear() });
 }

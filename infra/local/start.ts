@@ -5,10 +5,12 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { installAccessGuard } from '../../shared/adapters/access-guard.js';
 import { createSqsClient } from '../../shared/adapters/sqs.js';
 import { BASE_PATH } from '../../shared/config.js';
+import { CORS_ENV_VAR, parseCorsAllowList } from '../../shared/topology/cors.js';
 import {
   dataDir,
   localSecretKey,
   removeStackInfo,
+  shellWord,
   writeStackInfo,
 } from '../../shared/topology/local-stack.js';
 import {
@@ -24,6 +26,7 @@ import { assertJava, startDynamoDbLocal } from './dynamodb-local.js';
 import { ensureTable } from './ensure-table.js';
 import { startLocalEventBus } from './event-bus.js';
 import { createGateway, type ProxyHandler, type TokenAuthorizer } from './gateway.js';
+import { invocationScopes } from './lambda-context.js';
 import { LocalStackError } from './local-stack-error.js';
 import { assertPortFree } from './ports.js';
 import { type ScheduledHandler, startTimerSchedule } from './schedule-poller.js';
@@ -41,11 +44,18 @@ const dir = dataDir();
 const access = createLocalAccessGuard();
 installAccessGuard(access.guard);
 
-/** A function's handler, run as that function: whatever it calls is checked against its grants. */
+// Before any AWS SDK call: each invocation gets its own scope, as in a Lambda runtime.
+const inInvocationScope = await invocationScopes();
+
+/**
+ * A function's handler, run as that function: whatever it calls is checked against its grants, and
+ * each call is an invocation of its own (its log lines carry its own function name).
+ */
 async function loadHandler<T extends (...args: never[]) => unknown>(functionName: FunctionName): Promise<T> {
   const module = (await import(`../../functions/${functionName}/handler.ts`)) as { handler: T };
   const handler = module.handler;
-  return ((...args: Parameters<T>) => access.runAs(functionName, () => handler(...args))) as T;
+  return ((...args: Parameters<T>) =>
+    inInvocationScope(() => access.runAs(functionName, () => handler(...args)))) as T;
 }
 
 /** Everything started so far, stopped in reverse order: no Java or emulator is left behind. */
@@ -130,15 +140,18 @@ async function main(): Promise<void> {
     EVENTBRIDGE_ENDPOINT: bus.endpoint,
     EVENT_BUS_NAME: eventBusName,
     LOCAL_SECRET_KEY: localSecretKey(dir),
+    // Metrics are CloudWatch's (EMF lines in the function's log): on one machine they would only be noise.
+    POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     // A developer receives webhooks on localhost; on AWS only public https URLs are accepted.
     // ALLOW_PRIVATE_WEBHOOK_URLS=false runs the local stack with AWS's address guard.
     ALLOW_PRIVATE_WEBHOOK_URLS: process.env.ALLOW_PRIVATE_WEBHOOK_URLS === 'false' ? 'false' : 'true',
   });
 
-  const handlers: Record<string, ProxyHandler> = {};
-  for (const name of functionNames()) handlers[name] = await loadHandler<ProxyHandler>(name);
+  const handlers = new Map<string, ProxyHandler>();
+  for (const name of functionNames()) handlers.set(name, await loadHandler<ProxyHandler>(name));
   const server = createGateway({
     handlers,
+    corsAllowList: parseCorsAllowList(process.env[CORS_ENV_VAR]),
     authorizer: await loadHandler<TokenAuthorizer>(AUTHORIZER_FUNCTION),
     // Also served as a custom domain's base path mapping, e.g. LOCAL_BASE_PATH=membership.
     ...(process.env.LOCAL_BASE_PATH ? { basePath: process.env.LOCAL_BASE_PATH } : {}),
@@ -189,13 +202,17 @@ async function main(): Promise<void> {
     deliveryQueueUrl: sqs.queueUrl,
     deadLetterQueueUrl: sqs.deadLetterQueueUrl,
   });
+  const mis = `${process.env.DATA_DIR ? `DATA_DIR=${shellWord(dir)} ` : ''}npx mis `;
   console.log(
     [
       `Membership and Incident Service is running (Ctrl-C stops it; data is kept in ${dir})`,
       `  API base URL: ${baseUrl}`,
       `  Console:      ${baseUrl}/docs (OpenAPI document: ${baseUrl}/openapi.json)`,
       `  DynamoDB Local: ${dynamodb.endpoint} (table ${tableName}); SQS emulator: ${sqs.endpoint}`,
-      '  First token: npx mis org create --name "My association"  then  npx mis token issue --org <id> --scopes read,write',
+      // Pasted as it is, this finds this stack whatever its DATA_DIR (the prefix picks it out among
+      // several), and its answer ends with the token command, ready to paste in turn.
+      `  First token, from this project's folder: ${mis}org create --name "My association"`,
+      '    then the `mis token issue` command that it prints, as it is',
     ].join('\n'),
   );
 }

@@ -7,15 +7,19 @@ import {
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
 import { API_VERSION } from '../../shared/config.js';
+import { MAX_RATE_LIMIT } from '../../shared/domain/organisation.js';
+import { WINDOW_SECONDS } from '../../shared/domain/rate-window.js';
 import { WEBHOOK_EVENT_NAMES } from '../../shared/domain/webhook-events.js';
 import { PROBLEM_CONTENT_TYPE } from '../../shared/http/problem.js';
 import { MAX_BODY_BYTES } from '../../shared/http/request.js';
 import { problemSchema } from '../../shared/schemas/common.js';
+import { ROUTE_QUERIES } from '../../shared/schemas/queries.js';
 import {
   webhookEventDescriptions,
   webhookHeaderSchema,
   webhookPayloadSchemas,
 } from '../../shared/schemas/webhooks.js';
+import { CORS_ALLOWED_HEADERS, CORS_ENV_VAR, CORS_EXPOSED_HEADERS } from '../../shared/topology/cors.js';
 import { type Route, routeKey, routes } from '../../shared/topology/routes.js';
 import { OPERATIONS, type OperationSpec, TAGS } from './operations.js';
 
@@ -36,22 +40,22 @@ const HEADERS: Record<string, HeaderObject> = {
     description:
       "Requests the token may make per window (one minute): 60 by default, the organisation's own on the enterprise tier.",
     required: true,
-    schema: { type: 'integer', minimum: 1 },
+    schema: { type: 'integer', minimum: 1, maximum: MAX_RATE_LIMIT },
   },
   'RateLimit-Remaining': {
     description: 'Requests left in the current window.',
     required: true,
-    schema: { type: 'integer', minimum: 0 },
+    schema: { type: 'integer', minimum: 0, maximum: MAX_RATE_LIMIT },
   },
   'RateLimit-Reset': {
     description: 'Seconds until the window resets.',
     required: true,
-    schema: { type: 'integer', minimum: 1 },
+    schema: { type: 'integer', minimum: 1, maximum: WINDOW_SECONDS },
   },
   'Retry-After': {
     description: 'Seconds to wait before retrying.',
     required: true,
-    schema: { type: 'integer', minimum: 1 },
+    schema: { type: 'integer', minimum: 1, maximum: WINDOW_SECONDS },
   },
   ETag: {
     description: 'Validator of this representation; send it back as If-None-Match.',
@@ -109,8 +113,8 @@ function problemResponse(
 
 const RESPONSES: Record<string, ZodOpenApiResponseObject> = {
   BadRequest: problemResponse(
-    'The query or body is invalid: `validation_failed` (with `errors` naming every offending field, unknown ones included), `malformed_json`, or `invalid_cursor`.',
-    rateLimitHeaders(true),
+    'The query or body is invalid: `validation_failed` (with `errors` naming every offending field and query parameter, unknown ones included), `malformed_json`, or `invalid_cursor`.',
+    rateLimitHeaders(false),
   ),
   Unauthorized: problemResponse(
     'No valid bearer token: missing, malformed, unknown or revoked (`unauthorized`).',
@@ -174,7 +178,8 @@ function responsesFor(route: Route, spec: OperationSpec): ZodOpenApiResponsesObj
       headers: successHeaders,
     };
   }
-  if (spec.query || spec.body) responses['400'] = ref('responses', 'BadRequest');
+  // Every operation refuses a query parameter it does not declare.
+  responses['400'] = ref('responses', 'BadRequest');
   if (authenticated) {
     responses['401'] = ref('responses', 'Unauthorized');
     responses['403'] = ref('responses', 'Forbidden');
@@ -206,7 +211,8 @@ function operationFor(route: Route, spec: OperationSpec): ZodOpenApiOperationObj
   const parameters: (ParameterObject | ReferenceObject)[] = [...pathParameters(route.path)];
   if (spec.conditional) parameters.push(ref('parameters', 'IfNoneMatch'));
   if (route.method === 'POST') parameters.push(ref('parameters', 'IdempotencyKey'));
-  const hasQueryParameters = spec.query && Object.keys(spec.query._zod.def.shape).length > 0;
+  const query = ROUTE_QUERIES[routeKey(route)];
+  const hasQueryParameters = Object.keys(query._zod.def.shape).length > 0;
   return {
     operationId: spec.operationId,
     summary: route.summary,
@@ -215,9 +221,15 @@ function operationFor(route: Route, spec: OperationSpec): ZodOpenApiOperationObj
     ...(route.access === 'public' ? { security: [] } : {}),
     ...(route.access === 'read' || route.access === 'write' ? { 'x-required-scope': route.access } : {}),
     parameters,
-    ...(hasQueryParameters && spec.query ? { requestParams: { query: spec.query } } : {}),
+    ...(hasQueryParameters ? { requestParams: { query } } : {}),
     ...(spec.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } }
+      ? {
+          requestBody: {
+            // A body whose fields are all optional may be left out: a bare POST is accepted.
+            required: !spec.body.safeParse({}).success,
+            content: { 'application/json': { schema: spec.body } },
+          },
+        }
       : {}),
     responses: responsesFor(route, spec),
   };
@@ -267,7 +279,11 @@ const DESCRIPTION = `The public interface of an association's organisation-manag
 
 **Authentication.** Send \`Authorization: Bearer svc_<prefix>_<secret>\`. Tokens carry the scopes \`read\` and/or \`write\`: reads need \`read\`, every POST and DELETE needs \`write\`. No valid token: \`401\`; a token without the needed scope: \`403\` (\`insufficient_scope\`). Every request acts for the organisation the token belongs to.
 
-**Errors** are \`application/problem+json\` (RFC 9457) with a stable \`code\`; a \`400\` lists every offending field in \`errors\`. Unknown fields and query parameters are refused, not ignored. Unknown path: \`404\`; wrong method: \`405\`.
+**Errors** are \`application/problem+json\` (RFC 9457) with a stable \`code\`; a \`400\` lists every offending field in \`errors\`. Unknown fields and query parameters are refused, not ignored, on every operation. Unknown path: \`404\`; wrong method: \`405\` with \`Allow\`; a request line and headers over 16 KB: \`431\`.
+
+**Requests.** \`HEAD\` is answered wherever \`GET\` is, as GET without a body. A request body is JSON sent as \`Content-Type: application/json\` (UTF-8): anything else is \`415\`; an operation whose body fields are all optional also takes a \`POST\` without a body. Text must be valid UTF-8 without NUL characters or unpaired surrogates (U+FFFD, what bytes that were not UTF-8 become, is refused too); leading and trailing white space is removed from text fields before their length is checked. Every number has the bounds and the decimal places its schema states (\`minimum\`, \`maximum\`, \`multipleOf\`); anything beyond is a \`400\`.
+
+**Browsers (CORS).** A deployment names the web origins that may call it (\`${CORS_ENV_VAR}\`; none by default). For those, \`OPTIONS\` preflights are answered with the methods of the resource and the request headers ${CORS_ALLOWED_HEADERS.map((h) => `\`${h}\``).join(', ')}; every answer, errors included, carries \`Access-Control-Allow-Origin\` and exposes ${CORS_EXPOSED_HEADERS.map((h) => `\`${h}\``).join(', ')}.
 
 **Rate limit.** 60 requests per minute per token by default (enterprise organisations: their own value). Every authenticated response carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`; over the limit: \`429\` with \`Retry-After\`.
 

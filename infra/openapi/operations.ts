@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { WEBHOOK_EVENT_NAMES } from '../../shared/domain/webhook-events.js';
 import { described } from '../../shared/schemas/common.js';
 import { contributionSchema, newContributionBody } from '../../shared/schemas/contributions.js';
-import { eventListSchema, eventSchema, eventsQuery, newEventBody } from '../../shared/schemas/events.js';
+import { eventListSchema, eventSchema, newEventBody } from '../../shared/schemas/events.js';
 import { impactReportSchema, newImpactReportBody } from '../../shared/schemas/impact.js';
 import { incidentListSchema, incidentSchema } from '../../shared/schemas/incident-views.js';
 import {
@@ -12,7 +12,6 @@ import {
   notifyIncidentBody,
 } from '../../shared/schemas/incidents.js';
 import { memberSchema, memberStatisticsSchema, newMemberBody } from '../../shared/schemas/members.js';
-import { pageQuery } from '../../shared/schemas/pagination.js';
 import { pingResultSchema } from '../../shared/schemas/ping.js';
 import { registerFileBody, sanctuaryFileSchema } from '../../shared/schemas/sanctuary-files.js';
 import { payoutSchema, settlePayoutBody } from '../../shared/schemas/timebank.js';
@@ -34,7 +33,6 @@ export interface OperationSpec {
   operationId: string;
   tag: TagName;
   description: string;
-  query?: z.ZodMiniObject;
   body?: z.ZodMiniType;
   success: {
     status: 200 | 201 | 204;
@@ -90,7 +88,6 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
       '',
       'The figures are kept up to date when a member is recorded, so reading them costs the same whatever the size of the organisation. `asOf` is when they last changed; with `If-None-Match` an unchanged answer is a `304`.',
     ].join('\n'),
-    query: z.strictObject({}),
     success: { status: 200, description: 'The statistics.', schema: memberStatisticsSchema },
     conditional: true,
   },
@@ -110,7 +107,6 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
       '',
       'Pages hold `limit` events; pass `nextCursor` back as `cursor`, with the same `from` and `to`, for the next page. A cursor is opaque and only valid for the organisation and filters it was issued for: any other is refused with `400` and code `invalid_cursor`.',
     ].join('\n'),
-    query: eventsQuery,
     success: { status: 200, description: 'One page of events.', schema: eventListSchema },
     conditional: true,
   },
@@ -126,7 +122,6 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     operationId: 'getLatestImpactReport',
     tag: 'Impact',
     description: 'The latest published social-impact report: the one published last.',
-    query: z.strictObject({}),
     success: { status: 200, description: 'The latest report.', schema: impactReportSchema },
     conditional: true,
     problems: { 404: 'No report has been published yet (code `no_report`).' },
@@ -144,7 +139,6 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     tag: 'Incidents',
     description:
       "The organisation's incidents, newest first, a page at a time (`limit` 1 to 100, default 20; `cursor` from `nextCursor`).",
-    query: pageQuery,
     success: { status: 200, description: 'One page of incidents.', schema: incidentListSchema },
   },
   'POST /incidents': {
@@ -204,7 +198,8 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'GET /webhooks': {
     operationId: 'listWebhookEndpoints',
     tag: 'Webhooks',
-    description: "The organisation's webhook endpoints, without their secrets.",
+    description:
+      "The organisation's webhook endpoints, without their secrets, in the order of their ids, a page at a time (`limit` 1 to 100, default 20; `cursor` from `nextCursor`).",
     success: { status: 200, description: 'The endpoints.', schema: webhookEndpointListSchema },
   },
   'POST /webhooks': {
@@ -233,7 +228,6 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     tag: 'Webhooks',
     description:
       "The endpoint's delivery attempts, newest first, a page at a time, with outcome, status code and latency.",
-    query: pageQuery,
     success: { status: 200, description: 'One page of attempts.', schema: deliveryListSchema },
     problems: { 404: 'No endpoint of this organisation has this id (`not_found`).' },
   },

@@ -1,16 +1,13 @@
 import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { decodeCursor, encodeCursor } from '../domain/cursor.js';
-import type { DeliveryAttempt, DeliveryErrorClass } from '../domain/delivery-attempt.js';
+import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, MAX_PAGE_SIZE } from '../domain/cursor.js';
+import type { DeliveryAttempt } from '../domain/delivery-attempt.js';
 import { InvalidCursorError, ValidationError } from '../domain/errors.js';
-import type { WebhookEventName } from '../domain/webhook-events.js';
 import { dynamodb, tableName } from './dynamodb.js';
 import { keys } from './keys.js';
 
 /** Attempts are kept for a month; DynamoDB's TTL removes them afterwards (nothing depends on it). */
 export const DELIVERY_LOG_RETENTION_DAYS = 30;
-export const DEFAULT_DELIVERY_PAGE = 20;
-export const MAX_DELIVERY_PAGE = 100;
 
 const ATTEMPT_PREFIX = 'ATTEMPT#';
 const GSI = 'gsi1';
@@ -59,9 +56,9 @@ export async function listDeliveries(
   endpointId: string,
   page: { limit?: number; cursor?: string } = {},
 ): Promise<DeliveryPage> {
-  const limit = page.limit ?? DEFAULT_DELIVERY_PAGE;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DELIVERY_PAGE) {
-    throw new ValidationError([{ field: 'query.limit', message: `Must be from 1 to ${MAX_DELIVERY_PAGE}.` }]);
+  const limit = page.limit ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+    throw new ValidationError([{ field: 'query.limit', message: `Must be from 1 to ${MAX_PAGE_SIZE}.` }]);
   }
   const pk = keys.deliveries(organisationId, endpointId);
   const startKey = page.cursor

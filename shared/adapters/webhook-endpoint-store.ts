@@ -3,16 +3,21 @@ import {
   DeleteItemCommand,
   GetItemCommand,
   paginateQuery,
+  QueryCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { NotFoundError } from '../domain/errors.js';
+import { decodeCursor, encodeCursor } from '../domain/cursor.js';
+import { InvalidCursorError, NotFoundError } from '../domain/errors.js';
 import { newSigningSecret, type WebhookEndpoint } from '../domain/webhook-endpoint.js';
 import type { WebhookEventName } from '../domain/webhook-events.js';
 import { dynamodb, isConditionalCheckFailure, tableName, withoutNulls } from './dynamodb.js';
 import { keys } from './keys.js';
 import { secretCipher } from './secret-cipher.js';
 import { commitTransaction, type TransactionItem } from './transaction.js';
+
+/** Sort key prefix of an endpoint in its organisation's webhooks partition. */
+const ENDPOINT_PREFIX = 'ENDPOINT#';
 
 const cipherContext = (endpoint: Pick<WebhookEndpoint, 'organisationId' | 'id'>) => ({
   organisationId: endpoint.organisationId,
@@ -73,7 +78,7 @@ export async function listWebhookEndpoints(organisationId: string): Promise<Webh
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
       ExpressionAttributeValues: marshall({
         ':pk': keys.webhookEndpoints(organisationId),
-        ':sk': 'ENDPOINT#',
+        ':sk': ENDPOINT_PREFIX,
       }),
       ConsistentRead: true,
     },
@@ -82,6 +87,40 @@ export async function listWebhookEndpoints(organisationId: string): Promise<Webh
     for (const item of page.Items ?? []) endpoints.push(toEndpoint(unmarshall(item)));
   }
   return endpoints.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+export interface WebhookEndpointPage {
+  endpoints: WebhookEndpoint[];
+  nextCursor: string | null;
+}
+
+/**
+ * One page of the organisation's endpoints, in the order of their ids (the sort key), so that a
+ * page costs the same however many endpoints there are. The cursor is bound to the partition.
+ */
+export async function listWebhookEndpointPage(
+  organisationId: string,
+  limit: number,
+  cursor?: string,
+): Promise<WebhookEndpointPage> {
+  const pk = keys.webhookEndpoints(organisationId);
+  const startKey = cursor ? decodeCursor(cursor, { name: 'pk', value: pk }, ['pk', 'sk']) : undefined;
+  if (startKey && !startKey.sk?.startsWith(ENDPOINT_PREFIX)) throw new InvalidCursorError();
+  const { Items, LastEvaluatedKey } = await dynamodb().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+      ExpressionAttributeValues: marshall({ ':pk': pk, ':sk': ENDPOINT_PREFIX }),
+      Limit: limit,
+      ConsistentRead: true,
+      ...(startKey ? { ExclusiveStartKey: marshall(startKey) } : {}),
+    }),
+  );
+  const last = LastEvaluatedKey ? unmarshall(LastEvaluatedKey) : undefined;
+  return {
+    endpoints: (Items ?? []).map((item) => toEndpoint(unmarshall(item))),
+    nextCursor: last ? encodeCursor({ pk: String(last.pk), sk: String(last.sk) }) : null,
+  };
 }
 
 export async function getWebhookEndpoint(

@@ -6,7 +6,8 @@ import type { DeliveryAttempt, DeliveryOutcome } from '../domain/delivery-attemp
 import { MAX_DELIVERY_ATTEMPTS, MAX_VISIBILITY_SECONDS, nextRetryDelay } from '../domain/retry-schedule.js';
 import { type DeliveryMessage, webhookBody } from '../domain/webhook-events.js';
 import { webhookHeaders } from '../domain/webhook-signature.js';
-import { logger } from '../observability.js';
+import { logger, MetricUnit, publishMetrics } from '../observability.js';
+import { METRIC, OUTCOME_DIMENSION } from '../topology/metrics.js';
 import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../topology/timeouts.js';
 
 /**
@@ -106,6 +107,15 @@ async function record(attempt: DeliveryAttempt, reason?: string): Promise<void> 
   const { responseExcerpt, ...fields } = attempt;
   const level = attempt.outcome === 'failed' ? 'warn' : 'info';
   logger[level]('Webhook delivery attempt', { ...fields, ...(reason ? { reason } : {}) });
+  publishMetrics(
+    (metrics) => {
+      metrics.addMetric(METRIC.deliveryAttempts, MetricUnit.Count, 1);
+      if (attempt.outcome !== 'skipped') {
+        metrics.addMetric(METRIC.deliveryLatency, MetricUnit.Milliseconds, attempt.latencyMs);
+      }
+    },
+    { [OUTCOME_DIMENSION]: attempt.outcome },
+  );
   try {
     await recordAttempt(attempt);
   } catch (error) {

@@ -1,5 +1,9 @@
 import { InvalidCursorError } from './errors.js';
 
+/** Every list: pages of `limit` items, 1 to 100, 20 unless asked. */
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
 /**
  * Opaque page cursors: the DynamoDB key to continue from, base64url-encoded. A cursor is only
  * honoured when its partition is the caller's own, so a forged or foreign cursor cannot reach

@@ -24,12 +24,15 @@ export interface MemberCounts {
   updatedAt: string | null;
 }
 
-/** The counts of an organisation with no members yet. */
+/**
+ * The counts of an organisation with no members yet. Membership types and regions are names a
+ * client chose, so they are counted in objects without a prototype: `constructor` is one more name.
+ */
 export function emptyMemberCounts(): MemberCounts {
   return {
     total: 0,
-    byMembershipType: {},
-    byRegion: {},
+    byMembershipType: Object.create(null) as Record<string, number>,
+    byRegion: Object.create(null) as Record<string, number>,
     regionUnspecified: 0,
     joinedByDay: {},
     updatedAt: null,

@@ -18,13 +18,8 @@ export interface SettlePayoutInput {
 /** The most one payout may settle: far beyond a real one, it stops a typo from crediting years. */
 export const MAX_PAYOUT_HOURS = 10_000;
 
-/**
- * Hours are a JSON number with at most two decimal places. A JSON number's shortest form is what
- * the client wrote (less trailing zeros), so the check is on that text, never on float arithmetic.
- */
-export function hasAtMostTwoDecimals(hours: number): boolean {
-  return Number.isInteger(hours) || /^-?\d+\.\d{1,2}$/.test(String(hours));
-}
+/** Hours are paid out to the hundredth (36 seconds). */
+export const PAYOUT_HOURS_PLACES = 2;
 
 export function settlePayout(id: string, input: SettlePayoutInput, now: Date): TimebankPayout {
   return {

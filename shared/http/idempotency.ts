@@ -4,7 +4,7 @@ import type { IdempotentRequest } from '../adapters/idempotency-store.js';
 import type { WriteRequest } from '../app/commit-write.js';
 import type { CallerContext } from '../domain/authorizer-policy.js';
 import { ValidationError } from '../domain/errors.js';
-import { requestHeader } from './request.js';
+import { canonicalBody, requestHeader } from './request.js';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
@@ -25,8 +25,9 @@ export function idempotentRequestOf(
       { field: 'Idempotency-Key', message: 'Use 1 to 255 visible ASCII characters, such as a UUID.' },
     ]);
   }
+  // The parsed body, not its bytes: the same JSON with other spacing or key order is a replay.
   const fingerprint = createHash('sha256')
-    .update(`${event.httpMethod} ${event.path}\n${event.body ?? ''}`)
+    .update(`${event.httpMethod} ${event.path}\n${canonicalBody(event)}`)
     .digest('hex');
   return { keyHash: createHash('sha256').update(`${tokenId}\n${key}`).digest('hex'), fingerprint };
 }

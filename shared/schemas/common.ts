@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { decimalPlaces } from '../domain/decimal.js';
 import './messages.js';
 
 /**
@@ -18,11 +19,18 @@ export function described<T extends z.ZodMiniType>(schema: T, meta: Meta): T {
 export const uuid = (description: string) =>
   described(z.uuid(), { description, examples: ['5f0c7a2e-8d1b-4c3e-9a6f-2b7d4e1c0a93'] });
 
+/**
+ * Examples of instants a request may send: the document's examples are sent to the running service
+ * by a test, so one that must be past or future stays so (the past one is before any deployment).
+ */
+export const PAST_INSTANT_EXAMPLE = '2026-03-14T18:30:00+01:00';
+export const FUTURE_INSTANT_EXAMPLE = '2099-03-14T18:30:00+01:00';
+
 /** Accepted with any offset; answered in UTC with milliseconds. */
-export const instantInput = (description: string) =>
+export const instantInput = (description: string, example = FUTURE_INSTANT_EXAMPLE) =>
   described(z.iso.datetime({ offset: true }), {
     description: `${description} RFC 3339 date-time with an offset or Z; stored and returned in UTC.`,
-    examples: ['2027-03-14T18:30:00+01:00'],
+    examples: [example],
   });
 
 export const instant = (description: string) =>
@@ -40,9 +48,48 @@ export const calendarDate = (description: string) =>
 /** Trimmed text with bounds; a blank string is refused rather than stored. */
 export const text = (description: string, max: number, example: string) =>
   described(z.string().check(z.trim(), z.minLength(1), z.maxLength(max)), {
-    description,
+    description: `${description} ${TRIMMED}, 1 to ${max} characters.`,
     examples: [example],
   });
+
+export const TRIMMED = 'Leading and trailing white space is removed; what is left is';
+
+/**
+ * The largest magnitude a JSON number may have here: beyond 2^53 − 1 integers are no longer exact,
+ * and DynamoDB's SDK refuses to store such a number.
+ */
+export const MAX_SAFE_NUMBER = Number.MAX_SAFE_INTEGER;
+
+/**
+ * A JSON number from `min` to `max` with at most `places` decimal places, and the document saying so
+ * (`minimum`, `maximum`, `multipleOf`). The places are read from the number as sent (see
+ * `decimalPlaces`), so `1e300` and `5e-324` are refused, never stored.
+ */
+export function decimalNumber(options: {
+  min: number;
+  /** The minimum itself is not allowed (`exclusiveMinimum`). */
+  exclusiveMin?: boolean;
+  max: number;
+  places: number;
+  description: string;
+  example: number;
+  rangeMessage: string;
+  placesMessage: string;
+}) {
+  const { min, max, places } = options;
+  return described(
+    z.number().check(
+      options.exclusiveMin ? z.gt(min, options.rangeMessage) : z.gte(min, options.rangeMessage),
+      z.lte(max, options.rangeMessage),
+      z.refine((value: number) => decimalPlaces(value) <= places, options.placesMessage),
+    ),
+    {
+      description: options.description,
+      examples: [options.example],
+      multipleOf: Number((10 ** -places).toFixed(places)),
+    },
+  );
+}
 
 /**
  * A category code (membership type, region): letters, digits, `-` and `_`. Codes are case-sensitive.
@@ -79,7 +126,7 @@ export const problemSchema = described(
     detail: described(z.string(), { description: 'What went wrong, for a person to read.' }),
     code: described(z.string(), {
       description:
-        'Stable machine-readable code to branch on, e.g. `unauthorized`, `insufficient_scope`, `not_found`, `no_report`, `validation_failed`, `malformed_json`, `invalid_cursor`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal_error`.',
+        'Stable machine-readable code to branch on, e.g. `unauthorized`, `insufficient_scope`, `not_found`, `no_report`, `method_not_allowed`, `validation_failed`, `malformed_json`, `invalid_cursor`, `invalid_transition`, `idempotency_conflict`, `payload_too_large`, `unsupported_media_type`, `headers_too_large`, `rate_limited`, `internal_error`.',
       examples: ['validation_failed'],
     }),
     errors: z.optional(

@@ -6,7 +6,7 @@ import {
   DECIMAL_AMOUNT,
   isCurrencyCode,
 } from '../domain/currency.js';
-import { described, instant, instantInput, uuid } from './common.js';
+import { described, instant, instantInput, PAST_INSTANT_EXAMPLE, uuid } from './common.js';
 
 /** The decimal places are checked against the currency's ISO 4217 minor unit, naming `amount.value`. */
 const fitsCurrency = z.superRefine<{ value: string; currency: CurrencyCode }>((amount, context) => {
@@ -50,7 +50,10 @@ export const newContributionBody = described(
     ),
     memberId: z.optional(uuid('The contributing member, if known; must be a recorded member (else 404).')),
     receivedAt: z.optional(
-      instantInput('When the contribution was received; default now. Not in the future.'),
+      instantInput(
+        'When the contribution was received; default now. Not in the future.',
+        PAST_INSTANT_EXAMPLE,
+      ),
     ),
   }),
   {

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { described, instant, instantInput, text, uuid } from './common.js';
+import { cursorParam, limitParam } from './pagination.js';
 
 const endsNotBeforeStart = z.refine<{ startsAt: string; endsAt?: string | undefined }>(
   (event) => event.endsAt === undefined || Date.parse(event.endsAt) >= Date.parse(event.startsAt),
@@ -42,21 +43,10 @@ export const eventSchema = described(
   { id: 'Event', description: 'An event of the organisation.' },
 );
 
-export const DEFAULT_PAGE_SIZE = 20;
-
 export const eventsQuery = z
   .strictObject({
-    limit: z.optional(
-      described(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), {
-        description: `Events per page, 1 to 100; default ${DEFAULT_PAGE_SIZE}.`,
-        default: DEFAULT_PAGE_SIZE,
-      }),
-    ),
-    cursor: z.optional(
-      described(z.string().check(z.minLength(1), z.maxLength(512)), {
-        description: '`nextCursor` of the previous page, with the same `from` and `to`.',
-      }),
-    ),
+    limit: z.optional(limitParam()),
+    cursor: z.optional(cursorParam('`nextCursor` of the previous page, with the same `from` and `to`.')),
     from: z.optional(instantInput('Only events starting at or after this time (never before now).')),
     to: z.optional(instantInput('Only events starting at or before this time.')),
   })

@@ -1,7 +1,9 @@
 import * as z from 'zod/mini';
-import { calendarDate, described, instant, text, uuid } from './common.js';
+import { calendarDate, decimalNumber, described, instant, MAX_SAFE_NUMBER, text, uuid } from './common.js';
 
 const METRIC_KEY = /^[a-z][a-z0-9_]{0,63}$/;
+/** Enough for any figure a report shows (a share to a ten-thousandth of a percent), and exact in a double. */
+const METRIC_VALUE_PLACES = 6;
 
 const metricInput = described(
   z.strictObject({
@@ -15,7 +17,15 @@ const metricInput = described(
       },
     ),
     label: text('Name for people to read.', 200, 'Volunteer hours'),
-    value: described(z.number(), { description: 'The figure.', examples: [1280] }),
+    value: decimalNumber({
+      min: -MAX_SAFE_NUMBER,
+      max: MAX_SAFE_NUMBER,
+      places: METRIC_VALUE_PLACES,
+      description: `The figure: a number from −(2^53 − 1) to 2^53 − 1 with at most ${METRIC_VALUE_PLACES} decimal places.`,
+      example: 1280,
+      rangeMessage: `Use a number from ${-MAX_SAFE_NUMBER} to ${MAX_SAFE_NUMBER}.`,
+      placesMessage: `Use at most ${METRIC_VALUE_PLACES} decimal places.`,
+    }),
     unit: z.optional(text('Unit of the value.', 32, 'h')),
   }),
   { id: 'NewImpactMetric' },
@@ -72,7 +82,7 @@ export const impactReportSchema = described(
         z.strictObject({
           key: z.string(),
           label: z.string(),
-          value: z.number(),
+          value: z.number().check(z.gte(-MAX_SAFE_NUMBER), z.lte(MAX_SAFE_NUMBER)),
           unit: z.nullable(z.string()),
         }),
         { id: 'ImpactMetric', description: 'One figure of the report; `unit` is null when none was given.' },

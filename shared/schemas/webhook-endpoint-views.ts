@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { WEBHOOK_EVENT_NAMES, type WebhookEventName } from '../domain/webhook-events.js';
-import { described, instant, uuid } from './common.js';
+import { described, instant, MAX_SAFE_NUMBER, uuid } from './common.js';
 
 /** Webhook endpoints and their delivery log as the REST API returns them. */
 const eventName = z.enum(WEBHOOK_EVENT_NAMES as [WebhookEventName, ...WebhookEventName[]]);
@@ -29,9 +29,15 @@ export const createdWebhookEndpointSchema = described(
   { id: 'CreatedWebhookEndpoint', description: 'The new endpoint, with its signing secret.' },
 );
 
-export const webhookEndpointListSchema = described(z.strictObject({ data: z.array(webhookEndpointSchema) }), {
-  id: 'WebhookEndpointList',
-});
+export const webhookEndpointListSchema = described(
+  z.strictObject({
+    data: described(z.array(webhookEndpointSchema), { description: 'Endpoints, in the order of their ids.' }),
+    nextCursor: described(z.nullable(z.string()), {
+      description: 'Pass as `cursor` for the next page; null on the last page.',
+    }),
+  }),
+  { id: 'WebhookEndpointList', description: "One page of the organisation's webhook endpoints." },
+);
 
 export const deliveryAttemptSchema = described(
   z.strictObject({
@@ -44,7 +50,7 @@ export const deliveryAttemptSchema = described(
     attempt: described(z.int().check(z.minimum(1)), { description: 'Attempt number, 1 on the first try.' }),
     at: instant('When the attempt started.'),
     outcome: z.enum(['succeeded', 'retry_scheduled', 'failed', 'endpoint_disabled', 'skipped']),
-    statusCode: z.optional(z.int()),
+    statusCode: z.optional(z.int().check(z.minimum(100), z.maximum(599))),
     errorClass: z.optional(
       z.enum([
         'timeout',
@@ -60,7 +66,7 @@ export const deliveryAttemptSchema = described(
         'network',
       ]),
     ),
-    latencyMs: z.number().check(z.minimum(0)),
+    latencyMs: z.number().check(z.minimum(0), z.maximum(MAX_SAFE_NUMBER)),
     responseExcerpt: z.optional(z.string()),
     nextAttemptAt: z.optional(instant('When the next attempt is due.')),
   }),

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { CATEGORIES, SEVERITIES, STATUSES } from '../domain/incident.js';
 import { MAX_DELIVERY_ATTEMPTS } from '../domain/retry-schedule.js';
+import { MAX_PAYOUT_HOURS } from '../domain/timebank.js';
 import { WEBHOOK_EVENT_NAMES, WEBHOOK_EVENTS, type WebhookEventName } from '../domain/webhook-events.js';
 import { calendarDate, described, instant, uuid } from './common.js';
 
@@ -59,7 +60,10 @@ const resources = {
     z.looseObject({
       id: uuid('The payout id.'),
       memberId: uuid('The member paid out to.'),
-      hours: described(z.number().check(z.positive()), { description: 'Hours settled.', examples: [2.5] }),
+      hours: described(z.number().check(z.positive(), z.maximum(MAX_PAYOUT_HOURS)), {
+        description: 'Hours settled, to the hundredth.',
+        examples: [2.5],
+      }),
       settledAt: instant('When the payout was settled.'),
     }),
     { id: 'WebhookTimebankPayout', description: 'A settled time-bank payout.' },

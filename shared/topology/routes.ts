@@ -250,8 +250,23 @@ export function matchPath(routePath: string, actualPath: string): Record<string,
   return params;
 }
 
+/**
+ * The route a request runs. `HEAD` runs the `GET` route, as HTTP requires: the function answers as
+ * for GET and the server sends no body (API Gateway has a HEAD method beside each GET for it).
+ */
 export function findRoute(method: string, routePath: string): Route | undefined {
-  return routes.find((r) => r.method === method && r.path === routePath);
+  const routeMethod = method === 'HEAD' ? 'GET' : method;
+  return routes.find((r) => r.method === routeMethod && r.path === routePath);
+}
+
+/**
+ * What a resource answers besides its routes' own methods: `HEAD` wherever there is a `GET`, and
+ * `OPTIONS` (the CORS preflight) everywhere. Sorted, as the `Allow` header lists them.
+ */
+export function allowedMethods(routeMethods: readonly string[]): string[] {
+  const methods = new Set([...routeMethods, 'OPTIONS']);
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort();
 }
 
 export function functionNames(): RouteFunctionName[] {

@@ -9,7 +9,7 @@ import { addDays, utcDateOf } from '../../shared/domain/calendar.js';
 import { newImpactReport } from '../../shared/domain/impact-report.js';
 import { newMember } from '../../shared/domain/member.js';
 import { newEvent } from '../../shared/domain/public-event.js';
-import { DEFAULT_PAGE_SIZE } from '../../shared/schemas/events.js';
+import { DEFAULT_PAGE_SIZE } from '../../shared/schemas/pagination.js';
 import type { FloorRead } from './floor-work.js';
 import { applyInBulk } from './seed.js';
 

@@ -20,7 +20,7 @@ describe('GET /openapi.json', () => {
 
   it('answers a wrong method with 405 and Allow', async () => {
     const response = await call('/openapi.json', { method: 'POST' });
-    expect(response.headers.get('allow')).toBe('GET');
+    expect(response.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     await problemOf(response, 405, 'method_not_allowed');
   });
 });

@@ -79,4 +79,25 @@ describe('impact report', () => {
       ].sort(),
     );
   });
+
+  it('refuses a metric value beyond ±(2^53 − 1) or with more than six decimals with 400, never 500', async () => {
+    const withValues = (...values: unknown[]) => ({
+      ...report('Bounds'),
+      metrics: values.map((value, i) => ({ key: `m${i}`, label: `Metric ${i}`, value })),
+    });
+    // Sent as JSON text: JSON.stringify would not write 1e300 and 5e-324 as a client might.
+    const body = JSON.stringify(withValues(901, 902, 903, 904, 905))
+      .replace('"value":901', '"value":1e300')
+      .replace('"value":902', '"value":-1e300')
+      .replace('"value":903', '"value":5e-324')
+      .replace('"value":904', '"value":9007199254740992')
+      .replace('"value":905', '"value":0.1234567');
+    const problem = await problemOf(await postJson('/impact', token, body), 400, 'validation_failed');
+    expect(problem.errors?.map((e) => e.field)).toEqual([0, 1, 2, 3, 4].map((i) => `metrics[${i}].value`));
+    const edges = withValues(9007199254740991, -9007199254740991, 0.000001, 12.5, -3);
+    const created = await bodyOf<{ metrics: { value: number }[] }>(await postJson('/impact', token, edges));
+    expect(created.metrics.map((m) => m.value)).toEqual([
+      9007199254740991, -9007199254740991, 0.000001, 12.5, -3,
+    ]);
+  });
 });

@@ -126,7 +126,7 @@ describe('GET /members', () => {
     const etag = first.headers.get('etag');
     expect(etag).toMatch(/^"[\w-]+"$/);
     expect(first.headers.get('cache-control')).toBe('private, no-cache');
-    expect(first.headers.get('vary')).toBe('Authorization');
+    expect(first.headers.get('vary')).toBe('Authorization, Origin');
     const unchanged = await call('/members', { token: reader, headers: { 'If-None-Match': String(etag) } });
     expect(unchanged.status).toBe(304);
     expect(await unchanged.text()).toBe('');

@@ -65,10 +65,38 @@ describe('webhook endpoints', () => {
     const endpoint = await register(hook.url);
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(endpoint.events).toHaveLength(9);
-    const listed = await bodyOf<{ data: Endpoint[] }>(await call('/webhooks', { token: reader }));
+    const listed = await bodyOf<{ data: Endpoint[] }>(await call('/webhooks?limit=100', { token: reader }));
     const again = listed.data.find((e) => e.id === endpoint.id);
     expect(again).toMatchObject({ id: endpoint.id, url: hook.url });
     expect(JSON.stringify(listed)).not.toContain(endpoint.secret);
+  });
+
+  it('are listed a page at a time, every one once, with nextCursor null on the last page', async () => {
+    const own = await unthrottledOrganisation();
+    const created: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const response = await postJson('/webhooks', own.writer, {
+        url: `http://127.0.0.1:9/paging-${i}`,
+        events: ['incident.deadline_72h'],
+      });
+      created.push((await bodyOf<Endpoint>(response)).id);
+    }
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+      const page: { data: Endpoint[]; nextCursor: string | null } = await bodyOf(
+        await call(`/webhooks?limit=2${query}`, { token: own.reader }),
+      );
+      seen.push(...page.data.map((e) => e.id));
+      sizes.push(page.data.length);
+      cursor = page.nextCursor;
+    } while (cursor && sizes.length < 10);
+    expect(sizes.slice(0, 2)).toEqual([2, 2]);
+    expect(seen.sort()).toEqual([...created].sort());
+    const whole = await bodyOf<{ nextCursor: unknown }>(await call('/webhooks', { token: own.reader }));
+    expect(whole.nextCursor).toBeNull();
   });
 
   it('are refused with 400 for a bad URL or an unknown event, and 403 for a read token', async () => {
@@ -186,7 +214,7 @@ describe('delivery', () => {
     const endpoint = await register(hook.url);
     await declare();
     const disabled = await waitFor('the endpoint to be disabled', async () => {
-      const listed = await bodyOf<{ data: Endpoint[] }>(await call('/webhooks', { token: reader }));
+      const listed = await bodyOf<{ data: Endpoint[] }>(await call('/webhooks?limit=100', { token: reader }));
       return listed.data.find((e) => e.id === endpoint.id && e.disabledAt !== null);
     });
     expect(disabled.disabledAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

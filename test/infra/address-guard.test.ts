@@ -2,6 +2,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stageSettings } from '../../infra/cdk/stage.js';
 import { serviceName, tokenTag } from '../../shared/config.js';
+import { SERVICE_NAME, STAGE_VARIABLE } from '../../shared/topology/metrics.js';
 import { allFunctionNames } from '../../shared/topology/routes.js';
 import { type Resource, settingsOnlyTemplate, templateLookups } from '../support/template.js';
 
@@ -41,12 +42,13 @@ describe.each(STAGES)('the %s stack', (stage) => {
   it('gives the delivery and the registration function exactly their environment', () => {
     const outputs = template().findOutputs('*');
     const shared = {
-      NODE_OPTIONS: '--enable-source-maps',
+      ...(stageSettings(stage).sourceMapsAtRuntime ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
       TABLE_NAME: { Ref: onlyId('AWS::DynamoDB::GlobalTable') },
       TOKEN_TAG: tokenTag(),
       SERVICE_NAME: serviceName(),
-      POWERTOOLS_SERVICE_NAME: 'membership-incident-service',
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: stageSettings(stage).logLevel,
+      [STAGE_VARIABLE]: stage,
     };
     const signingKeyArn = outputs.SigningKeyArn?.Value;
     expect(signingKeyArn).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Arn'] });

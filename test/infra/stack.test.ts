@@ -10,7 +10,19 @@ import { createServiceApp } from '../../infra/cdk/service-app.js';
 import { BASE_PATH, tokenTag } from '../../shared/config.js';
 import { bearerHeaderPattern } from '../../shared/domain/token.js';
 import { PROBLEM_CONTENT_TYPE, WWW_AUTHENTICATE_BEARER } from '../../shared/http/problem.js';
-import { AUTHORIZER_FUNCTION, allFunctionNames, routes } from '../../shared/topology/routes.js';
+import {
+  CORS_ALLOWED_HEADERS,
+  CORS_CONTEXT_KEY,
+  CORS_ENV_VAR,
+  CORS_EXPOSED_HEADERS,
+} from '../../shared/topology/cors.js';
+import {
+  AUTHORIZER_FUNCTION,
+  allFunctionNames,
+  allowedMethods,
+  functionNames,
+  routes,
+} from '../../shared/topology/routes.js';
 import { TABLE } from '../../shared/topology/table.js';
 import { AUTHORIZER_CACHE_SECONDS } from '../../shared/topology/timeouts.js';
 import {
@@ -202,7 +214,7 @@ describe('REST API', () => {
           {
             StatusCode: '405',
             ResponseParameters: {
-              'method.response.header.Allow': "'GET'",
+              'method.response.header.Allow': "'GET, HEAD, OPTIONS'",
               'method.response.header.Content-Type': `'${PROBLEM_CONTENT_TYPE}'`,
             },
           },
@@ -221,6 +233,42 @@ describe('REST API', () => {
     );
     expect(anyMethods.length).toBe(new Set(routes.map((r) => r.path)).size);
     for (const method of anyMethods) expect(method.Properties.AuthorizationType).toBe('NONE');
+  });
+
+  it('answers HEAD beside every GET, on the same function and with the same authorization', () => {
+    for (const route of routes.filter((r) => r.method === 'GET')) {
+      const methods = methodsAt(`${BASE_PATH}${route.path}`);
+      const get = methods.find((m) => m.Properties.HttpMethod === 'GET');
+      const head = methods.find((m) => m.Properties.HttpMethod === 'HEAD');
+      expect(head?.Properties, route.path).toMatchObject({
+        AuthorizationType: get?.Properties.AuthorizationType,
+        ...(get?.Properties.AuthorizerId ? { AuthorizerId: get.Properties.AuthorizerId } : {}),
+        Integration: { Type: 'AWS_PROXY' },
+      });
+      expect(arnTarget(head?.Properties.Integration)).toBe(functionByName(route.functionName)[0]);
+    }
+    const heads = Object.values(resources('AWS::ApiGateway::Method')).filter(
+      (m) => m.Properties.HttpMethod === 'HEAD',
+    );
+    expect(heads).toHaveLength(routes.filter((r) => r.method === 'GET').length);
+  });
+
+  it('answers the CORS preflight on every resource itself, without a token, with Allow', () => {
+    for (const path of new Set(routes.map((r) => r.path))) {
+      const options = methodsAt(`${BASE_PATH}${path}`).find((m) => m.Properties.HttpMethod === 'OPTIONS');
+      const allow = allowedMethods(routes.filter((r) => r.path === path).map((r) => r.method)).join(', ');
+      expect(options?.Properties, path).toMatchObject({
+        AuthorizationType: 'NONE',
+        Integration: {
+          Type: 'MOCK',
+          IntegrationResponses: [
+            { StatusCode: '204', ResponseParameters: { 'method.response.header.Allow': `'${allow}'` } },
+          ],
+        },
+      });
+      // No origin is allowed unless the deployment names one (context corsAllowOrigins).
+      expect(JSON.stringify(options?.Properties)).not.toContain("Access-Control-Allow-Origin'");
+    }
   });
 
   it('names its stage after the deployment stage, logs JSON without headers, never traces data', () => {
@@ -297,6 +345,92 @@ describe('gateway responses', () => {
     expect(
       JSON.parse(String(gatewayResponse('DEFAULT_5XX').ResponseTemplates['application/json'])).code,
     ).toBe('internal_error');
+  });
+});
+
+describe('CORS', () => {
+  const app = 'https://app.example.org';
+  const admin = 'https://admin.example.org';
+  /** The stack as `cdk deploy -c corsAllowOrigins=…` builds it (settings only: no bundling). */
+  function withOrigins(origins: string) {
+    const cdkApp = new App({
+      context: { stage: 'dev', 'aws:cdk:bundling-stacks': [], [CORS_CONTEXT_KEY]: origins },
+    });
+    const corsTemplate = Template.fromStack(createServiceApp(cdkApp));
+    return { template: corsTemplate, ...templateLookups(() => corsTemplate) };
+  }
+  const gatewayResponses = (t: Template) =>
+    Object.values(t.findResources('AWS::ApiGateway::GatewayResponse')).map(
+      (r) => (r as Resource).Properties.ResponseParameters as Record<string, string>,
+    );
+
+  it('lets no origin read what API Gateway answers itself unless the deployment names one', () => {
+    for (const parameters of gatewayResponses(template)) {
+      expect(parameters['gatewayresponse.header.Access-Control-Allow-Origin']).toBeUndefined();
+    }
+    for (const name of allFunctionNames()) {
+      const variables = (
+        functionByName(name)[1].Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
+      expect(variables[CORS_ENV_VAR], name).toBeUndefined();
+    }
+  });
+
+  it("lets the named origins read every answer: the authorizer's 401 and 403 too, and the functions' own", () => {
+    const several = withOrigins(`${app},${admin}`);
+    for (const parameters of gatewayResponses(several.template)) {
+      // A gateway response cannot choose among several origins: it names the caller's.
+      expect(parameters['gatewayresponse.header.Access-Control-Allow-Origin']).toBe(
+        'method.request.header.Origin',
+      );
+      expect(parameters['gatewayresponse.header.Access-Control-Expose-Headers']).toBe(
+        `'${CORS_EXPOSED_HEADERS.join(', ')}'`,
+      );
+    }
+    for (const name of functionNames()) {
+      const variables = (
+        several.functionByName(name)[1].Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
+      expect(variables[CORS_ENV_VAR], name).toBe(`${app},${admin}`);
+    }
+    const one = withOrigins(app);
+    for (const parameters of gatewayResponses(one.template)) {
+      expect(parameters['gatewayresponse.header.Access-Control-Allow-Origin']).toBe(`'${app}'`);
+    }
+  });
+
+  it('answers a preflight and a 405 with the origin only when it is on the list', () => {
+    const several = withOrigins(`${app},${admin}`);
+    for (const httpMethod of ['OPTIONS', 'ANY']) {
+      const method = several
+        .methodsAt(`${BASE_PATH}/incidents`)
+        .find((m) => m.Properties.HttpMethod === httpMethod);
+      const integration = method?.Properties.Integration as
+        | { IntegrationResponses: { ResponseTemplates: Record<string, string> }[] }
+        | undefined;
+      const response = integration?.IntegrationResponses[0];
+      const template = String(response?.ResponseTemplates['application/json']);
+      expect(template, httpMethod).toContain(`$origin.toLowerCase() == "${app}"`);
+      expect(template, httpMethod).toContain(`$origin.toLowerCase() == "${admin}"`);
+      expect(template, httpMethod).toContain(
+        '#set($context.responseOverride.header.Access-Control-Allow-Origin = $origin)',
+      );
+    }
+    const any = withOrigins('*')
+      .methodsAt(`${BASE_PATH}/ping`)
+      .find((m) => m.Properties.HttpMethod === 'OPTIONS');
+    expect(any?.Properties).toMatchObject({
+      Integration: {
+        IntegrationResponses: [
+          {
+            ResponseParameters: {
+              'method.response.header.Access-Control-Allow-Origin': "'*'",
+              'method.response.header.Access-Control-Allow-Headers': `'${CORS_ALLOWED_HEADERS.join(', ')}'`,
+            },
+          },
+        ],
+      },
+    });
   });
 });
 

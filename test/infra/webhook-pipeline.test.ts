@@ -29,15 +29,6 @@ function deadLetterQueueId(): string {
   return arnTarget(redrive?.deadLetterTargetArn) ?? '';
 }
 
-/** The alarm with this metric; there is one of each. */
-function alarmOn(metricName: string): Record<string, unknown> {
-  const alarms = Object.values(resources('AWS::CloudWatch::Alarm')).filter(
-    (alarm) => alarm.Properties.MetricName === metricName,
-  );
-  expect(alarms, metricName).toHaveLength(1);
-  return alarms[0]?.Properties ?? {};
-}
-
 describe('the table stream to the relay', () => {
   it('streams new images and feeds only outbox inserts to the relay, retried until relayed', () => {
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
@@ -71,14 +62,15 @@ describe('the bus and the delivery queue', () => {
     });
   });
 
-  it('encrypts both queues, keeps visibility at six times the function timeout and dead-letters the sixth failure', () => {
+  it('encrypts every queue, keeps visibility at six times the function timeout and dead-letters the sixth failure', () => {
     const queues = Object.entries(resources('AWS::SQS::Queue')).map(
       ([id, q]) => ({ id, ...q.Properties }) as Record<string, unknown>,
     );
-    expect(queues).toHaveLength(2);
+    // The delivery queue, its dead-letter queue and the rule target's dead-letter queue.
+    expect(queues).toHaveLength(3);
     for (const queue of queues) expect(queue.SqsManagedSseEnabled).toBe(true);
     const main = queues.find((q) => q.RedrivePolicy !== undefined);
-    const dlq = queues.find((q) => q.RedrivePolicy === undefined);
+    const dlq = queues.find((q) => q.id === deadLetterQueueId());
     expect(main).toMatchObject({
       VisibilityTimeout: 6 * DELIVERY_FUNCTION_TIMEOUT_SECONDS,
       RedrivePolicy: { maxReceiveCount: 6, deadLetterTargetArn: { 'Fn::GetAtt': [dlq?.id, 'Arn'] } },
@@ -98,42 +90,69 @@ describe('the bus and the delivery queue', () => {
       ScalingConfig: { MaximumConcurrency: DELIVERY_QUEUE.maxConcurrency },
     });
   });
+});
 
-  it('raises an alarm on the alarm topic as soon as a delivery reaches the dead-letter queue', () => {
-    const dlq = deadLetterQueueId();
-    expect(dlq).toMatch(/DeadLetterQueue/);
-    expect(alarmOn('ApproximateNumberOfMessagesVisible')).toMatchObject({
-      Namespace: 'AWS/SQS',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
-      Statistic: 'Maximum',
-      Period: 60,
-      Threshold: 1,
-      EvaluationPeriods: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      TreatMissingData: 'notBreaching',
-      AlarmActions: [{ Ref: onlyId('AWS::SNS::Topic') }],
+describe('the rule target (fault 5: a delivery EventBridge cannot queue is kept, not dropped)', () => {
+  const ruleId = () => {
+    const [id] =
+      Object.entries(resources('AWS::Events::Rule')).find(([, rule]) => rule.Properties.EventPattern) ?? [];
+    return id ?? '';
+  };
+  const target = () =>
+    ((resources('AWS::Events::Rule')[ruleId()]?.Properties.Targets ?? []) as Record<string, unknown>[])[0] ??
+    {};
+
+  it('retries for as long as EventBridge allows, then sends the event to a dead-letter queue of its own', () => {
+    const ruleDlq = arnTarget(target().DeadLetterConfig);
+    expect(ruleDlq).toMatch(/RuleDeadLetterQueue/);
+    expect(ruleDlq).not.toBe(deadLetterQueueId());
+    expect(target()).toMatchObject({
+      Arn: { 'Fn::GetAtt': [expect.stringMatching(/DeliveryQueue/), 'Arn'] },
+      DeadLetterConfig: { Arn: { 'Fn::GetAtt': [ruleDlq, 'Arn'] } },
+      // EventBridge's maximums: a day, 185 attempts.
+      RetryPolicy: { MaximumEventAgeInSeconds: 24 * 3600, MaximumRetryAttempts: 185 },
     });
+  });
+
+  it('encrypts that queue, keeps its messages 14 days and lets only this rule send to it, over TLS', () => {
+    const ruleDlq = String(arnTarget(target().DeadLetterConfig));
+    expect(resources('AWS::SQS::Queue')[ruleDlq]?.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: DELIVERY_QUEUE.deadLetterRetentionSeconds,
+    });
+    const policy = Object.values(resources('AWS::SQS::QueuePolicy')).find((p) =>
+      (p.Properties.Queues as { Ref: string }[]).some((queue) => queue.Ref === ruleDlq),
+    );
+    const statements =
+      (policy?.Properties.PolicyDocument as { Statement: Record<string, unknown>[] } | undefined)
+        ?.Statement ?? [];
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          Effect: 'Deny',
+          Action: 'sqs:*',
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        }),
+        expect.objectContaining({
+          Effect: 'Allow',
+          Principal: { Service: 'events.amazonaws.com' },
+          Action: 'sqs:SendMessage',
+          Resource: { 'Fn::GetAtt': [ruleDlq, 'Arn'] },
+          Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [ruleId(), 'Arn'] } } },
+        }),
+      ]),
+    );
+    expect(statements.filter((s) => s.Effect === 'Allow')).toHaveLength(1);
   });
 });
 
 describe('the relay', () => {
-  it('raises an alarm on the alarm topic when it falls five minutes behind the table stream', () => {
+  it('reads the table stream, so that its iterator age says how far behind it is', () => {
     const relay = functionId('outbox-relay');
     // The iterator age of the relay's event source, the table stream, is reported under the function's name.
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: relay },
       EventSourceArn: { 'Fn::GetAtt': [onlyId('AWS::DynamoDB::GlobalTable'), 'StreamArn'] },
-    });
-    expect(alarmOn('IteratorAge')).toMatchObject({
-      Namespace: 'AWS/Lambda',
-      Dimensions: [{ Name: 'FunctionName', Value: { Ref: relay } }],
-      Statistic: 'Maximum',
-      Period: 60,
-      Threshold: 5 * 60 * 1000,
-      EvaluationPeriods: 3,
-      ComparisonOperator: 'GreaterThanThreshold',
-      TreatMissingData: 'notBreaching',
-      AlarmActions: [{ Ref: onlyId('AWS::SNS::Topic') }],
     });
   });
 });
@@ -152,17 +171,25 @@ describe('signing secrets', () => {
   it('reach the delivery function and the registration function by key id, never as a value', () => {
     const [, delivery] = functionByName('deliver-webhook');
     const variables = (delivery.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    expect(variables.SECRETS_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [onlyId('AWS::KMS::Key'), 'Arn'] });
+    const signingKey = Object.keys(resources('AWS::KMS::Key')).find((id) => id.includes('SigningSecretsKey'));
+    expect(variables.SECRETS_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [signingKey, 'Arn'] });
     const deliveryQueue = Object.keys(resources('AWS::SQS::Queue')).find((id) => id !== deadLetterQueueId());
     expect(variables.DELIVERY_QUEUE_URL).toEqual({ Ref: deliveryQueue });
   });
 });
 
 describe('outputs for operators', () => {
-  it('name the queues, the alarm topic and the signing key', () => {
+  it('name the queues, the alarm topic, the dashboard and the signing key', () => {
     const outputs = Object.keys(template.findOutputs('*'));
     expect(outputs).toEqual(
-      expect.arrayContaining(['DeliveryQueueUrl', 'DeadLetterQueueUrl', 'AlarmTopicArn', 'SigningKeyArn']),
+      expect.arrayContaining([
+        'DeliveryQueueUrl',
+        'DeadLetterQueueUrl',
+        'RuleDeadLetterQueueUrl',
+        'AlarmTopicArn',
+        'DashboardName',
+        'SigningKeyArn',
+      ]),
     );
   });
 });

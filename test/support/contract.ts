@@ -15,7 +15,8 @@ type Json = Record<string, any>;
 const document = JSON.parse(
   readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'openapi.json'), 'utf8'),
 ) as Json;
-const ajv = new Ajv2020({ strict: false, allErrors: true });
+// `multipleOf: 0.01` checked as decimals, not floats: 0.29 / 0.01 is 28.999999999999996.
+const ajv = new Ajv2020({ strict: false, allErrors: true, multipleOfPrecision: 9 });
 addFormats.default(ajv);
 ajv.addSchema({ $id: 'openapi.json', components: document.components });
 const compiled = new Map<string, ValidateFunction>();
@@ -84,7 +85,16 @@ export function checkResponse(observed: ObservedResponse): void {
   const where = `${observed.method} ${observed.path} → ${observed.status}`;
   const contentType = observed.headers.get('content-type');
   const template = Object.keys(document.paths).find((p) => matchPath(p, observed.path) !== undefined);
-  const operation = template ? (document.paths[template] as Json)[observed.method.toLowerCase()] : undefined;
+  // A preflight of a described path: 204, no body (the CORS headers are checked by the CORS tests).
+  if (observed.method === 'OPTIONS' && template) {
+    if (observed.status !== 204) throw new ContractViolation(`${where}: a preflight is answered 204`);
+    checkBody(where, contentType, observed.body, undefined);
+    return;
+  }
+  // HEAD is answered as the GET (described in the document's introduction), without a body.
+  const head = observed.method === 'HEAD';
+  const documented = head ? 'get' : observed.method.toLowerCase();
+  const operation = template ? (document.paths[template] as Json)[documented] : undefined;
   if (!operation) {
     // Not an operation of the API: only "no such resource" or "no such method" may come back.
     if (observed.status !== 404 && observed.status !== 405) {
@@ -102,6 +112,10 @@ export function checkResponse(observed: ObservedResponse): void {
     if (resolve(header).required && !observed.headers.has(name)) {
       throw new ContractViolation(`${where}: required header ${name} is missing`);
     }
+  }
+  if (head) {
+    if (observed.body !== '') throw new ContractViolation(`${where}: a HEAD answer has no body`);
+    return;
   }
   checkBody(where, contentType, observed.body, response.content);
 }

@@ -7,6 +7,9 @@ import { describeSecretsInLog, findSecrets, secretsIssuedBy } from './log-secret
 /** The custom domain base path the e2e stack serves besides the root and the stage URL. */
 export const E2E_BASE_PATH = 'membership';
 
+/** The browser origins the e2e stack allows (two, so that the choice among several is exercised). */
+export const E2E_CORS_ORIGINS = ['https://app.example.org', 'https://admin.example.org'] as const;
+
 declare module 'vitest' {
   export interface ProvidedContext {
     baseUrl: string;
@@ -27,6 +30,7 @@ export default async function setup(project: TestProject) {
   const stack = await startLocalStack({
     // Also served as a custom domain with this base path mapping (test/e2e/links.test.ts).
     LOCAL_BASE_PATH: E2E_BASE_PATH,
+    CORS_ALLOW_ORIGINS: E2E_CORS_ORIGINS.join(','),
     POWERTOOLS_LOG_LEVEL: 'DEBUG',
     POWERTOOLS_LOGGER_LOG_EVENT: 'true',
     WEBHOOK_RETRY_DELAYS: '1,1,1,1,1',

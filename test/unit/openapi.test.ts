@@ -22,6 +22,7 @@ import { newMember } from '../../shared/domain/member.js';
 import { fileExpiredEventData } from '../../shared/domain/sanctuary-file.js';
 import { payoutEventData, settlePayout } from '../../shared/domain/timebank.js';
 import { WEBHOOK_EVENT_NAMES, WEBHOOK_EVENTS, webhookBody } from '../../shared/domain/webhook-events.js';
+import { ROUTE_QUERIES } from '../../shared/schemas/queries.js';
 import { webhookPayloadSchemas } from '../../shared/schemas/webhooks.js';
 import { routeKey, routes } from '../../shared/topology/routes.js';
 
@@ -220,5 +221,110 @@ describe('the OpenAPI document', () => {
     expect(
       compile(doc.webhooks['member.created'].post.requestBody.content['application/json'].schema)(wrong),
     ).toBe(false);
+  });
+
+  it('bounds every number it describes, so that a client knows what is refused', () => {
+    const unbounded: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (node === null || typeof node !== 'object') return;
+      const schema = node as Json;
+      const types = [schema.type].flat();
+      if ((types.includes('number') || types.includes('integer')) && schema.const === undefined) {
+        const low = schema.minimum ?? schema.exclusiveMinimum;
+        const high = schema.maximum ?? schema.exclusiveMaximum;
+        if (low === undefined || high === undefined) unbounded.push(at);
+      }
+      for (const [key, child] of Object.entries(schema)) walk(child, `${at}/${key}`);
+    };
+    walk(doc, '#');
+    expect(unbounded).toEqual([]);
+    const value = doc.components.schemas.NewImpactMetric.properties.value;
+    expect(value).toMatchObject({ minimum: -(2 ** 53 - 1), maximum: 2 ** 53 - 1, multipleOf: 0.000001 });
+    const hours = doc.components.schemas.SettlePayout.properties.hours;
+    expect(hours).toMatchObject({ exclusiveMinimum: 0, maximum: 10_000, multipleOf: 0.01 });
+  });
+
+  it('declares `limit` once: an integer from 1 to 100, default 20, on every list', () => {
+    const lists = Object.entries<Json>(doc.paths).flatMap(([path, item]) =>
+      Object.entries<Json>(item)
+        .filter(([, operation]) => deref(operation.responses['200'] ?? {}).content)
+        .filter(([, operation]) => {
+          const schema = deref(operation.responses['200'].content['application/json']?.schema ?? {});
+          return schema.properties?.nextCursor !== undefined;
+        })
+        .map(([method, operation]) => ({ key: `${method} ${path}`, operation })),
+    );
+    expect(lists.map((l) => l.key).sort()).toEqual(
+      ['get /events', 'get /incidents', 'get /webhooks', 'get /webhooks/{id}/deliveries'].sort(),
+    );
+    for (const { key, operation } of lists) {
+      const limit = operation.parameters.find((p: Json) => p.in === 'query' && p.name === 'limit');
+      expect(limit?.schema, key).toEqual({
+        description: 'Items per page, 1 to 100; default 20.',
+        type: 'integer',
+        minimum: 1,
+        maximum: 100,
+        default: 20,
+      });
+      expect(
+        operation.parameters.some((p: Json) => p.in === 'query' && p.name === 'cursor'),
+        key,
+      ).toBe(true);
+    }
+  });
+
+  it('describes the query parameters each route takes, and a 400 for any other on every operation', () => {
+    for (const route of routes) {
+      const operation = doc.paths[route.path]?.[route.method.toLowerCase()];
+      if (!operation) continue;
+      const documented = (operation.parameters ?? [])
+        .filter((p: Json) => p.in === 'query')
+        .map((p: Json) => p.name)
+        .sort();
+      expect(documented, routeKey(route)).toEqual(Object.keys(ROUTE_QUERIES[routeKey(route)].shape).sort());
+      expect(operation.responses['400'], routeKey(route)).toEqual({
+        $ref: '#/components/responses/BadRequest',
+      });
+    }
+  });
+
+  it('describes every field of the incident bodies, and says that text is trimmed', () => {
+    for (const path of [
+      '/incidents',
+      '/incidents/{id}/contain',
+      '/incidents/{id}/notify',
+      '/incidents/{id}/close',
+    ]) {
+      const body = deref(doc.paths[path].post.requestBody.content['application/json'].schema);
+      for (const [name, property] of Object.entries<Json>(body.properties)) {
+        expect(property.description, `${path} ${name}`).toMatch(/\w{3}/);
+        if (property.type === 'string' && !property.format && !property.enum) {
+          expect(property.description, `${path} ${name}`).toContain('white space is removed');
+        }
+      }
+    }
+  });
+
+  it('lets a bare POST through where every field of the body is optional', () => {
+    for (const route of routes.filter((r) => r.method === 'POST')) {
+      const body = doc.paths[route.path].post.requestBody;
+      const optional = ['/incidents/{id}/contain', '/incidents/{id}/notify', '/incidents/{id}/close'];
+      expect(body.required, route.path).toBe(!optional.includes(route.path));
+    }
+  });
+
+  it('says how every request is read: HEAD, the media type, text, numbers and browser origins', () => {
+    for (const phrase of [
+      '`HEAD`',
+      '`415`',
+      'NUL',
+      'unpaired surrogates',
+      'white space is removed',
+      '`multipleOf`',
+      'CORS_ALLOW_ORIGINS',
+      '`431`',
+    ]) {
+      expect(doc.info.description, phrase).toContain(phrase);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { ZodMiniType } from 'zod/mini';
+import { decimalPlaces } from '../../shared/domain/decimal.js';
 import { ValidationError } from '../../shared/domain/errors.js';
 import { newMember } from '../../shared/domain/member.js';
 import { newEvent } from '../../shared/domain/public-event.js';
@@ -8,6 +9,7 @@ import { MAX_BODY_BYTES, parseJsonBody, parseQuery } from '../../shared/http/req
 import { eventsQuery, newEventBody } from '../../shared/schemas/events.js';
 import { newImpactReportBody } from '../../shared/schemas/impact.js';
 import { newMemberBody } from '../../shared/schemas/members.js';
+import { settlePayoutBody } from '../../shared/schemas/timebank.js';
 import { thrownBy, validationIssuesOf } from '../support/throws.js';
 
 const withBody = (body: unknown) =>
@@ -155,5 +157,62 @@ describe('POST /impact body', () => {
   it('refuses a body over 64 KB before parsing it', () => {
     const big = { ...valid, summary: 'x'.repeat(MAX_BODY_BYTES) };
     expect(() => parseJsonBody(withBody(big), newImpactReportBody)).toThrow(/at most 64 KB/);
+  });
+});
+
+describe('numbers in a body', () => {
+  /** The body as a client writes it: JSON text, where 1e300 and 5e-324 are numbers like any other. */
+  const raw = (text: string) =>
+    ({
+      body: text,
+      isBase64Encoded: false,
+      headers: { 'content-type': 'application/json' },
+    }) as unknown as APIGatewayProxyEvent;
+  const metricValueIssues = (value: string) =>
+    validationIssuesOf(() =>
+      parseJsonBody(
+        raw(
+          `{"title":"t","periodStart":"2026-01-01","periodEnd":"2026-01-31","summary":"s","metrics":[{"key":"k","label":"l","value":${value}}]}`,
+        ),
+        newImpactReportBody,
+      ),
+    ).map((i) => i.field);
+  const hoursIssues = (hours: string) =>
+    validationIssuesOf(() =>
+      parseJsonBody(
+        raw(`{"memberId":"5f0c7a2e-8d1b-4c3e-9a6f-2b7d4e1c0a93","hours":${hours}}`),
+        settlePayoutBody,
+      ),
+    ).map((i) => i.field);
+
+  it.each(['1e300', '-1e300', '5e-324', '9007199254740992', '0.0000001', '1.1234567', '1e-7'])(
+    'refuse a metric value of %s: beyond ±(2^53 − 1) or more than six decimals',
+    (value) => {
+      expect(metricValueIssues(value)).toEqual(['metrics[0].value']);
+    },
+  );
+
+  it.each(['9007199254740991', '-9007199254740991', '0.000001', '-0', '0', '12.5', '1e3'])(
+    'take a metric value of %s',
+    (value) => {
+      expect(metricValueIssues(value)).toEqual([]);
+    },
+  );
+
+  it.each(['0', '-1', '0.001', '2.555', '1e-7', '10000.01', '1e300'])(
+    'refuse hours of %s: more than zero, at most 10000, a multiple of 0.01',
+    (hours) => {
+      expect(hoursIssues(hours)).toEqual(['hours']);
+    },
+  );
+
+  it.each(['0.01', '0.29', '2.5', '10000', '1e1'])('take hours of %s', (hours) => {
+    expect(hoursIssues(hours)).toEqual([]);
+  });
+
+  it('count decimal places as the number was written, exponent form included', () => {
+    expect([0.1, 0.29, 1e-7, 1.5e-7, 5e-324, 1e21, 12, 0.1 + 0.2].map(decimalPlaces)).toEqual([
+      1, 2, 7, 8, 324, 0, 0, 17,
+    ]);
   });
 });

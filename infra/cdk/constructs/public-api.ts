@@ -14,15 +14,29 @@ import {
   RestApi,
   TokenAuthorizer,
 } from 'aws-cdk-lib/aws-apigateway';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { BASE_PATH } from '../../../shared/config.js';
 import { bearerHeaderPattern } from '../../../shared/domain/token.js';
 import { problem } from '../../../shared/http/problem.js';
-import type { Route } from '../../../shared/topology/routes.js';
+import {
+  CORS_ALLOWED_HEADERS,
+  CORS_CONTEXT_KEY,
+  CORS_ENV_VAR,
+  CORS_EXPOSED_HEADERS,
+  CORS_MAX_AGE_SECONDS,
+  type CorsAllowList,
+  parseCorsAllowList,
+} from '../../../shared/topology/cors.js';
+import { allowedMethods, type Route } from '../../../shared/topology/routes.js';
 import { AUTHORIZER_CACHE_SECONDS } from '../../../shared/topology/timeouts.js';
-import { GATEWAY_PROBLEMS, gatewayResponseHeaders } from '../gateway-responses.js';
+import {
+  GATEWAY_PROBLEMS,
+  gatewayResponseCorsHeaders,
+  gatewayResponseHeaders,
+  headerLiteral,
+} from '../gateway-responses.js';
 import type { StageSettings } from '../stage.js';
 
 export interface PublicApiProps {
@@ -32,16 +46,27 @@ export interface PublicApiProps {
   handlers: ReadonlyMap<string, IFunction>;
   authorizerFunction: IFunction;
   tokenTag: string;
+  /** How long API Gateway reuses an authorizer decision; AUTHORIZER_CACHE_SECONDS unless a test changes it. */
+  authorizerCacheSeconds?: number;
 }
 
-/** The REST API under `/api/public/v1`, built from the route table. */
+/**
+ * The REST API under `/api/public/v1`, built from the route table: each route's method, a HEAD
+ * beside each GET, the CORS preflight (OPTIONS) and a 405 for any other method on every resource.
+ * Browser origins come from the CDK context value `corsAllowOrigins` (shared/topology/cors.ts).
+ */
 export class PublicApi extends Construct {
   readonly restApi: RestApi;
   readonly authorizer: TokenAuthorizer;
+  readonly corsAllowList: CorsAllowList;
 
   constructor(scope: Construct, id: string, props: PublicApiProps) {
     super(scope, id);
     const { settings } = props;
+    const origins: unknown = this.node.tryGetContext(CORS_CONTEXT_KEY);
+    this.corsAllowList = parseCorsAllowList(
+      Array.isArray(origins) ? origins.join(',') : String(origins ?? ''),
+    );
 
     const accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: settings.logRetention,
@@ -76,20 +101,33 @@ export class PublicApi extends Construct {
       identitySource: IdentitySource.header('Authorization'),
       // A malformed header is refused with 401 by API Gateway, without invoking (or paying for) the function.
       validationRegex: bearerHeaderPattern(props.tokenTag),
-      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_SECONDS),
+      resultsCacheTtl: Duration.seconds(props.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS),
     });
 
     for (const [path, pathRoutes] of groupByPath(props.routes)) {
       const resource = this.restApi.root.resourceForPath(`${BASE_PATH}${path}`);
       for (const route of pathRoutes) this.addRoute(resource, route, props.handlers);
-      addMethodNotAllowed(resource, pathRoutes);
+      const allow = allowedMethods(pathRoutes.map((r) => r.method));
+      addPreflight(resource, allow, this.corsAllowList);
+      addMethodNotAllowed(resource, allow, this.corsAllowList);
+    }
+
+    // The functions put the CORS headers on their own answers, from the same allow-list.
+    if (this.corsAllowList.kind !== 'none') {
+      for (const handler of new Set(props.handlers.values())) {
+        if (handler instanceof LambdaFunction)
+          handler.addEnvironment(CORS_ENV_VAR, corsEnvValue(this.corsAllowList));
+      }
     }
 
     for (const { type, body, headers } of GATEWAY_PROBLEMS) {
       this.restApi.addGatewayResponse(type.responseType, {
         type,
         statusCode: String(body.status),
-        responseHeaders: gatewayResponseHeaders(headers),
+        responseHeaders: {
+          ...gatewayResponseHeaders(headers),
+          ...gatewayResponseCorsHeaders(this.corsAllowList),
+        },
         templates: { 'application/json': JSON.stringify(body) },
       });
     }
@@ -117,23 +155,34 @@ export class PublicApi extends Construct {
     );
   }
 
+  /**
+   * The route's method, and for a GET a HEAD beside it on the same function and authorizer: API
+   * Gateway runs only the methods a resource defines (ANY would answer HEAD with 405), and HTTP wants
+   * HEAD answered as GET without a body; the function answers as for GET, and no body is sent.
+   */
   private addRoute(resource: IResource, route: Route, handlers: ReadonlyMap<string, IFunction>): void {
     const handler = handlers.get(route.functionName);
     if (!handler) throw new Error(`No function for ${route.method} ${route.path} (${route.functionName})`);
-    const method = resource.addMethod(
-      route.method,
-      new LambdaIntegration(handler),
+    const integration = new LambdaIntegration(handler);
+    const authorization =
       route.access === 'public'
         ? { authorizationType: AuthorizationType.NONE }
-        : { authorizationType: AuthorizationType.CUSTOM, authorizer: this.authorizer },
-    );
-    if (route.access === 'public') {
-      Validations.of(method).acknowledge({
-        id: 'AwsSolutions-APIG4',
-        reason: `${route.method} ${route.path} is public by design (access 'public' in the route table).`,
-      });
+        : { authorizationType: AuthorizationType.CUSTOM, authorizer: this.authorizer };
+    for (const httpMethod of route.method === 'GET' ? ['GET', 'HEAD'] : [route.method]) {
+      const method = resource.addMethod(httpMethod, integration, authorization);
+      if (route.access === 'public') {
+        Validations.of(method).acknowledge({
+          id: 'AwsSolutions-APIG4',
+          reason: `${httpMethod} ${route.path} is public by design (access 'public' in the route table).`,
+        });
+      }
     }
   }
+}
+
+/** The allow-list as the functions read it from `CORS_ALLOW_ORIGINS`. */
+function corsEnvValue(list: CorsAllowList): string {
+  return list.kind === 'any' ? '*' : list.kind === 'origins' ? list.origins.join(',') : '';
 }
 
 function groupByPath(routes: readonly Route[]): Map<string, Route[]> {
@@ -142,7 +191,27 @@ function groupByPath(routes: readonly Route[]): Map<string, Route[]> {
   return byPath;
 }
 
-/** Request media types the 405 MOCK accepts; a request without Content-Type counts as JSON. */
+/**
+ * Velocity for a MOCK integration response: when the request's `Origin` is on the allow-list, the
+ * headers `whenAllowed` are set (`$context.responseOverride`), as shared/topology/cors.ts decides
+ * for the local gateway. Empty when the list allows every origin or none (fixed headers do then).
+ */
+function corsOverrideTemplate(list: CorsAllowList, whenAllowed: Record<string, string>): string {
+  if (list.kind !== 'origins') return '';
+  const matches = list.origins.map((origin) => `$origin.toLowerCase() == "${origin}"`).join(' || ');
+  return [
+    '#set($origin = $input.params().header.get("Origin"))',
+    '#if("$!origin" == "")#set($origin = $input.params().header.get("origin"))#end',
+    `#if("$!origin" != "" && (${matches}))`,
+    '#set($context.responseOverride.header.Access-Control-Allow-Origin = $origin)',
+    ...Object.entries(whenAllowed).map(
+      ([name, value]) => `#set($context.responseOverride.header.${name} = "${value}")`,
+    ),
+    '#end',
+  ].join('\n');
+}
+
+/** Request media types a MOCK accepts; a request without Content-Type counts as JSON. */
 const MOCK_MEDIA_TYPES = [
   'application/json',
   'text/plain',
@@ -150,26 +219,41 @@ const MOCK_MEDIA_TYPES = [
   'multipart/form-data',
 ];
 
+/** The CORS header names a MOCK may send, declared on its method response. */
+const CORS_RESPONSE_HEADERS = [
+  'Access-Control-Allow-Origin',
+  'Access-Control-Allow-Methods',
+  'Access-Control-Allow-Headers',
+  'Access-Control-Max-Age',
+  'Access-Control-Expose-Headers',
+  'Vary',
+];
+
 /**
- * API Gateway prefers a resource's defined methods over ANY, so ANY catches exactly the wrong
- * methods. It answers 405 itself (MOCK) before any authorizer runs, naming the allowed methods.
+ * A MOCK that answers `status` itself before any authorizer runs, with fixed headers and, for an
+ * allowed origin, the CORS headers. A MOCK answers from the status its request template yields; a
+ * body passed through instead would fail as a 500, so other media types get API Gateway's 415 (NEVER).
  */
-function addMethodNotAllowed(resource: IResource, routes: readonly Route[]): void {
-  const allow = [...new Set(routes.map((r) => r.method))].sort().join(', ');
-  const body = problem(405, 'method_not_allowed', `This resource supports ${allow}.`);
-  const headers = gatewayResponseHeaders({ Allow: allow });
+function addMock(
+  resource: IResource,
+  httpMethod: string,
+  status: number,
+  headers: Record<string, string>,
+  options: { body?: string; corsTemplate: string },
+) {
+  const template = [options.corsTemplate, options.body ?? ''].filter(Boolean).join('\n');
   const method = resource.addMethod(
-    'ANY',
+    httpMethod,
     new MockIntegration({
-      // A MOCK answers from the status its request template yields; a body passed through instead would
-      // fail as a 500, so other media types get API Gateway's 415 (NEVER).
-      requestTemplates: Object.fromEntries(MOCK_MEDIA_TYPES.map((type) => [type, '{"statusCode": 405}'])),
+      requestTemplates: Object.fromEntries(
+        MOCK_MEDIA_TYPES.map((type) => [type, `{"statusCode": ${status}}`]),
+      ),
       passthroughBehavior: PassthroughBehavior.NEVER,
       // No selection pattern: whatever the request, this is the response.
       integrationResponses: [
         {
-          statusCode: '405',
-          responseTemplates: { 'application/json': JSON.stringify(body) },
+          statusCode: String(status),
+          ...(template ? { responseTemplates: { 'application/json': template } } : {}),
           responseParameters: prefixKeys('method.response.header.', headers),
         },
       ],
@@ -178,17 +262,66 @@ function addMethodNotAllowed(resource: IResource, routes: readonly Route[]): voi
       authorizationType: AuthorizationType.NONE,
       methodResponses: [
         {
-          statusCode: '405',
+          statusCode: String(status),
           responseParameters: Object.fromEntries(
-            Object.keys(headers).map((name) => [`method.response.header.${name}`, true]),
+            [...new Set([...Object.keys(headers), ...CORS_RESPONSE_HEADERS])].map((name) => [
+              `method.response.header.${name}`,
+              false,
+            ]),
           ),
         },
       ],
     },
   );
+  return method;
+}
+
+/**
+ * The CORS preflight, answered by API Gateway without a token (a browser sends none with it): 204
+ * with `Allow` always, and the CORS headers for an origin of the allow-list.
+ */
+function addPreflight(resource: IResource, allow: string[], list: CorsAllowList): void {
+  const cors = {
+    'Access-Control-Allow-Methods': allow.join(', '),
+    'Access-Control-Allow-Headers': CORS_ALLOWED_HEADERS.join(', '),
+    'Access-Control-Max-Age': String(CORS_MAX_AGE_SECONDS),
+  };
+  const fixed: Record<string, string> = {
+    Allow: allow.join(', '),
+    ...(list.kind === 'any' ? { 'Access-Control-Allow-Origin': '*', ...cors } : {}),
+    ...(list.kind === 'origins' ? { Vary: 'Origin' } : {}),
+  };
+  const method = addMock(resource, 'OPTIONS', 204, literals(fixed), {
+    corsTemplate: corsOverrideTemplate(list, cors),
+  });
+  const reason =
+    'The CORS preflight: a MOCK integration that only answers 204 with CORS headers; it reaches no function or data.';
+  Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason });
+}
+
+/**
+ * API Gateway prefers a resource's defined methods over ANY, so ANY catches exactly the wrong
+ * methods. It answers 405 itself (MOCK) before any authorizer runs, naming the allowed methods.
+ */
+function addMethodNotAllowed(resource: IResource, allow: string[], list: CorsAllowList): void {
+  const body = problem(405, 'method_not_allowed', `This resource supports ${allow.join(', ')}.`);
+  const exposed = { 'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS.join(', ') };
+  const headers = gatewayResponseHeaders({
+    Allow: allow.join(', '),
+    ...(list.kind === 'any' ? { 'Access-Control-Allow-Origin': '*', ...exposed } : {}),
+    ...(list.kind === 'origins' ? { Vary: 'Origin' } : {}),
+  });
+  const method = addMock(resource, 'ANY', 405, headers, {
+    body: JSON.stringify(body),
+    corsTemplate: corsOverrideTemplate(list, exposed),
+  });
   const reason =
     'A MOCK integration that only answers 405 Method Not Allowed; it reaches no function or data.';
   Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason });
+}
+
+function literals(values: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, headerLiteral(value)]));
 }
 
 function prefixKeys(prefix: string, values: Record<string, string>): Record<string, string> {

@@ -80,7 +80,10 @@ export class ServiceFunction extends Construct {
       logGroup: this.logGroup,
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      environment: {
+        ...(settings.sourceMapsAtRuntime ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
+        ...props.environment,
+      },
       bundling: {
         format: OutputFormat.ESM,
         target: NODE_TARGET,

@@ -1,16 +1,12 @@
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { Alias, Key } from 'aws-cdk-lib/aws-kms';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { MAX_DELIVERY_ATTEMPTS } from '../../../shared/domain/retry-schedule.js';
 import { DELIVERY_RULE_PATTERN } from '../../../shared/topology/event-bus.js';
 import { DELIVERY_QUEUE } from '../../../shared/topology/queues.js';
 import { DELIVERY_FUNCTION, RELAY_FUNCTION } from '../../../shared/topology/routes.js';
@@ -27,17 +23,22 @@ export interface WebhookPipelineProps {
   grant: GrantAccess;
 }
 
+/** EventBridge's maximums for a target: it keeps retrying an event it cannot deliver for a day. */
+export const RULE_TARGET_RETRY = { maxEventAgeHours: 24, retryAttempts: 185 };
+
 /**
  * The path from a committed change to the subscriber: table stream (outbox items only) → relay →
  * event bus → rule → delivery queue → delivery function, with the dead-letter queue after the
- * sixth failed attempt and an alarm as soon as anything lands there.
+ * sixth failed attempt, and one for the rule's target when EventBridge cannot reach the queue.
  */
 export class WebhookPipeline extends Construct {
   readonly signingKey: Key;
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
+  /** Where EventBridge puts a delivery it could not send to the delivery queue. */
+  readonly ruleDeadLetterQueue: Queue;
   readonly bus: EventBus;
-  readonly alarmTopic: Topic;
+  readonly relay: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: WebhookPipelineProps) {
     super(scope, id);
@@ -69,6 +70,19 @@ export class WebhookPipeline extends Construct {
       reason: 'This is the dead-letter queue of the delivery queue; it has none of its own.',
     });
 
+    // Without it, an event EventBridge cannot put on the queue (a policy or quota error) is dropped
+    // after its retries with no trace: the delivery would be lost although the change was committed.
+    this.ruleDeadLetterQueue = new Queue(this, 'RuleDeadLetterQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.seconds(DELIVERY_QUEUE.deadLetterRetentionSeconds),
+      removalPolicy,
+    });
+    Validations.of(this.ruleDeadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This is the dead-letter queue of the delivery rule target; it has none of its own.',
+    });
+
     this.bus = new EventBus(this, 'Bus', { description: 'Webhook deliveries relayed from the outbox' });
     new Rule(this, 'DeliveryRule', {
       eventBus: this.bus,
@@ -76,8 +90,16 @@ export class WebhookPipeline extends Construct {
         source: [...DELIVERY_RULE_PATTERN.source],
         detailType: [...DELIVERY_RULE_PATTERN['detail-type']],
       },
-      // The message body is the delivery itself, as the local bus sends it too.
-      targets: [new SqsQueue(this.queue, { message: RuleTargetInput.fromEventPath('$.detail') })],
+      targets: [
+        new SqsQueue(this.queue, {
+          // The message body is the delivery itself, as the local bus sends it too.
+          message: RuleTargetInput.fromEventPath('$.detail'),
+          // The queue policy lets events.amazonaws.com send to it for this rule only.
+          deadLetterQueue: this.ruleDeadLetterQueue,
+          maxEventAge: Duration.hours(RULE_TARGET_RETRY.maxEventAgeHours),
+          retryAttempts: RULE_TARGET_RETRY.retryAttempts,
+        }),
+      ],
     });
 
     const relay = new ServiceFunction(this, 'Relay', {
@@ -86,6 +108,7 @@ export class WebhookPipeline extends Construct {
       environment: { ...props.environment, EVENT_BUS_NAME: this.bus.eventBusName },
       timeout: Duration.seconds(60),
     });
+    this.relay = relay;
     props.grant(relay, { eventBus: this.bus });
     relay.function.addEventSource(
       new DynamoEventSource(table, {
@@ -96,7 +119,7 @@ export class WebhookPipeline extends Construct {
         reportBatchItemFailures: true,
         bisectBatchOnError: true,
         // Retried until it succeeds: a record dropped here would be a webhook lost (the iterator-age
-        // alarm below tells an operator when the relay is stuck).
+        // alarm in ServiceAlarms tells an operator when the relay is stuck).
         retryAttempts: -1,
       }),
     );
@@ -115,27 +138,5 @@ export class WebhookPipeline extends Construct {
         maxConcurrency: DELIVERY_QUEUE.maxConcurrency,
       }),
     );
-
-    this.alarmTopic = new Topic(this, 'AlarmTopic', {
-      enforceSSL: true,
-      masterKey: Alias.fromAliasName(this, 'SnsKey', 'alias/aws/sns'),
-    });
-    const deadLetters = new Alarm(this, 'DeadLettersAlarm', {
-      alarmDescription: `Webhook deliveries failed ${MAX_DELIVERY_ATTEMPTS} times and wait in the dead-letter queue (mis dlq list).`,
-      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-    const relayStuck = new Alarm(this, 'RelayIteratorAgeAlarm', {
-      alarmDescription: 'The outbox relay is more than five minutes behind the table stream.',
-      metric: relay.function.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(1) }),
-      threshold: 5 * 60 * 1000,
-      evaluationPeriods: 3,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-    for (const alarm of [deadLetters, relayStuck]) alarm.addAlarmAction(new SnsAction(this.alarmTopic));
   }
 }
