@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, unthrottledOrganisation } from '../support/api.js';
+import {
+  openApiDocument as document,
+  type Json,
+  resolveRef as resolve,
+} from '../support/openapi-document.js';
 
 /**
  * The OpenAPI document's request examples, sent to the running service as a reader of the document
@@ -9,23 +12,6 @@ import { bodyOf, call, unthrottledOrganisation } from '../support/api.js';
  * ones too) and its query from its parameters' examples, after creating what they refer to. Every
  * one must be accepted: an example the API refuses teaches a client the wrong thing.
  */
-// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is untyped JSON, walked key by key.
-type Json = Record<string, any>;
-
-const document = JSON.parse(
-  readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'openapi.json'), 'utf8'),
-) as Json;
-
-function resolve(node: Json): Json {
-  if (typeof node?.$ref !== 'string') return node;
-  return resolve(
-    node.$ref
-      .slice(2)
-      .split('/')
-      .reduce((at: Json, key: string) => at?.[key], document),
-  );
-}
-
 /** A value built from the examples of a schema; a required field without one fails the test. */
 function exampleOf(node: Json, where: string): unknown {
   const schema = resolve(node);

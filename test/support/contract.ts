@@ -1,20 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { matchPath } from '../../shared/topology/routes.js';
+import { openApiDocument as document, type Json, resolveRef as resolve } from './openapi-document.js';
 
 /**
  * Checks a response of the running service against the committed OpenAPI document: the operation
  * and status must be described, the described headers that are required must be present, and the
  * body must fit the schema for its content type. Unknown paths and wrong methods must be problems.
  */
-// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is untyped JSON, walked key by key.
-type Json = Record<string, any>;
-
-const document = JSON.parse(
-  readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'openapi.json'), 'utf8'),
-) as Json;
 // `multipleOf: 0.01` checked as decimals, not floats: 0.29 / 0.01 is 28.999999999999996.
 const ajv = new Ajv2020({ strict: false, allErrors: true, multipleOfPrecision: 9 });
 addFormats.default(ajv);
@@ -29,16 +22,6 @@ function validatorFor(schema: Json): ValidateFunction {
     compiled.set(text, validate);
   }
   return validate;
-}
-
-function resolve(node: Json): Json {
-  if (typeof node?.$ref !== 'string') return node;
-  return resolve(
-    node.$ref
-      .slice(2)
-      .split('/')
-      .reduce((at: Json, key: string) => at?.[key], document),
-  );
 }
 
 const PROBLEM = { $ref: '#/components/schemas/Problem' };

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
+import { type Json, openApiDocument, resolveRef } from './openapi-document.js';
 
 /**
  * fast-check arbitraries built from the committed OpenAPI document: for each operation, requests
@@ -9,22 +8,6 @@ import fc from 'fast-check';
  * bounds, text no store should keep, unknown fields and query parameters named like an object's
  * members, bodies that are not JSON or not UTF-8, other media types, no or a lesser token.
  */
-// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is untyped JSON, walked key by key.
-export type Json = Record<string, any>;
-
-export const openApiDocument = JSON.parse(
-  readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'openapi.json'), 'utf8'),
-) as Json;
-
-export function resolveRef(node: Json): Json {
-  if (typeof node?.$ref !== 'string') return node;
-  return resolveRef(
-    node.$ref
-      .slice(2)
-      .split('/')
-      .reduce((at: Json, key: string) => at?.[key], openApiDocument),
-  );
-}
 
 /** Names a client may send that once reached a plain object's prototype. */
 export const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'];
