@@ -8,16 +8,15 @@ import {
   EVENT_FOR_STATUS,
   type IncidentAction,
   incidentEventData,
-  incidentView,
   type MoveInput,
   moveIncident,
 } from '../../shared/domain/incident.js';
 import { newDomainEvent } from '../../shared/domain/webhook-events.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { writeRequestOf } from '../../shared/http/idempotency.js';
+import { incidentResponse } from '../../shared/http/incident-response.js';
 import { pathId } from '../../shared/http/path.js';
 import { parseJsonBody } from '../../shared/http/request.js';
-import { jsonResponse } from '../../shared/http/responses.js';
 import {
   closeIncidentBody,
   containIncidentBody,
@@ -48,7 +47,7 @@ export const handler = apiHandler(async (event, caller) => {
     commitWrite(
       writeRequestOf(event, caller),
       [incidentWrite(moved), outboxWrite(emitted), ...deadlineTimerCancellations(moved)],
-      jsonResponse(200, incidentView(moved)),
+      incidentResponse(200, moved, now),
     ),
   );
 });

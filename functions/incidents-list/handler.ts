@@ -8,5 +8,9 @@ import { DEFAULT_PAGE_SIZE, pageQuery } from '../../shared/schemas/pagination.js
 export const handler = apiHandler(async (event, caller) => {
   const query = parseQuery(event, pageQuery);
   const page = await listIncidents(caller.organisationId, query.limit ?? DEFAULT_PAGE_SIZE, query.cursor);
-  return jsonResponse(200, { data: page.incidents.map(incidentView), nextCursor: page.nextCursor });
+  const now = new Date();
+  return jsonResponse(200, {
+    data: page.incidents.map((incident) => incidentView(incident, now)),
+    nextCursor: page.nextCursor,
+  });
 });

@@ -27,6 +27,7 @@ export const STATUS_TITLES: Readonly<Record<number, string>> = {
   405: 'Method Not Allowed',
   408: 'Request Timeout',
   409: 'Conflict',
+  412: 'Precondition Failed',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   431: 'Request Header Fields Too Large',
@@ -74,6 +75,10 @@ const STATUS_BY_CODE: Record<string, number> = {
   conflict: 409,
   invalid_transition: 409,
   idempotency_conflict: 409,
+  incident_closed: 409,
+  not_notified: 409,
+  precondition_failed: 412,
+  delay_reason_required: 400,
   rate_limited: 429,
 };
 

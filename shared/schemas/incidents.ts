@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { CATEGORIES, SEVERITIES } from '../domain/incident.js';
+import { breachRecordShape } from './breach-record.js';
 import { described, PAST_INSTANT_EXAMPLE, text } from './common.js';
 
 const timestamp = (description: string) =>
@@ -34,6 +35,7 @@ export const declareIncidentBody = described(
         'A laptop with the membership list was left on a train.',
       ),
     ),
+    ...breachRecordShape(),
   }),
   { id: 'DeclareIncident', description: 'A data-breach incident to declare (status `declared`).' },
 );
@@ -63,6 +65,20 @@ export const notifyIncidentBody = described(
     ),
     notifiedAt: z.optional(timestamp('When the supervisory authority was notified; default now.')),
     note: z.optional(note('A note kept in the history with the move.', 'Notified by the online form')),
+    summary: z.optional(
+      text(
+        'What the initial notification told the authority.',
+        10_000,
+        'Initial notification via the online form.',
+      ),
+    ),
+    delayReason: z.optional(
+      text(
+        'Why the notification comes later than 72 hours after detection: required then (Art. 33(1)).',
+        4000,
+        'The breach was only understood after the forensic analysis.',
+      ),
+    ),
   }),
   {
     id: 'NotifyIncident',

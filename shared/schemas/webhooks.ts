@@ -25,6 +25,11 @@ const resources = {
       containedAt: z.optional(instant('When it was contained.')),
       notifiedAt: z.optional(instant('When the supervisory authority was notified.')),
       closedAt: z.optional(instant('When it was closed.')),
+      notificationDeadline: instant('`detectedAt` + 72 hours: when the authority must have been notified.'),
+      sequence: described(z.int().check(z.minimum(1)), {
+        description:
+          '1 at declaration, one more with every change of the incident record; keep the highest seen per incident and ignore lower ones. The deadline alarm carries the current one.',
+      }),
     }),
     { id: 'WebhookIncident', description: 'The incident as subscribers see it.' },
   ),
