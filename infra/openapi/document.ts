@@ -63,6 +63,11 @@ const HEADERS: Record<string, HeaderObject> = {
     schema: { type: 'string' },
   },
   Location: { description: 'The URL of the new resource.', required: true, schema: { type: 'string' } },
+  IncidentETag: {
+    description: "The version of the incident's record; send it back as If-Match on a PATCH.",
+    required: true,
+    schema: { type: 'string' },
+  },
   'WWW-Authenticate': {
     description: 'The Bearer challenge.',
     required: true,
@@ -90,6 +95,14 @@ const PARAMETERS: Record<string, ParameterObject> = {
     required: false,
     description:
       'An ETag from an earlier response: `304 Not Modified`, without a body, if the representation is unchanged.',
+    schema: { type: 'string' },
+  },
+  IfMatch: {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description:
+      "The incident's `ETag` as last read: the change is made only if the incident is still at that version, else `412`.",
     schema: { type: 'string' },
   },
   IdempotencyKey: {
@@ -163,13 +176,19 @@ function responsesFor(route: Route, spec: OperationSpec): ZodOpenApiResponsesObj
     ...(authenticated ? rateLimitHeaders(true) : {}),
     ...(spec.conditional ? { ETag: ref('headers', 'ETag') } : {}),
     ...(spec.success.location ? { Location: ref('headers', 'Location') } : {}),
+    ...(spec.success.incidentEtag ? { ETag: ref('headers', 'IncidentETag') } : {}),
   };
   const contentType = spec.success.contentType ?? 'application/json';
+  const alternatives = Object.fromEntries(
+    Object.entries(spec.success.alternatives ?? {}).map(([type, schema]) => [type, { schema }]),
+  );
   const responses: ZodOpenApiResponsesObject = {
     [String(spec.success.status) as '200']: {
       description: spec.success.description,
       headers: successHeaders,
-      ...(spec.success.schema ? { content: { [contentType]: { schema: spec.success.schema } } } : {}),
+      ...(spec.success.schema
+        ? { content: { [contentType]: { schema: spec.success.schema }, ...alternatives } }
+        : {}),
     },
   };
   if (spec.conditional) {
@@ -185,10 +204,11 @@ function responsesFor(route: Route, spec: OperationSpec): ZodOpenApiResponsesObj
     responses['403'] = ref('responses', 'Forbidden');
   }
   if (spec.problems?.[404]) responses['404'] = problemResponse(spec.problems[404], rateLimitHeaders(true));
-  if (route.method === 'POST')
+  if (route.method === 'POST' || route.method === 'PATCH')
     responses['409'] = spec.problems?.[409]
       ? problemResponse(spec.problems[409], rateLimitHeaders(true))
       : ref('responses', 'IdempotencyConflict');
+  if (spec.problems?.[412]) responses['412'] = problemResponse(spec.problems[412], rateLimitHeaders(true));
   if (spec.body) {
     responses['413'] = ref('responses', 'PayloadTooLarge');
     responses['415'] = ref('responses', 'UnsupportedMediaType');
@@ -211,6 +231,7 @@ function operationFor(route: Route, spec: OperationSpec): ZodOpenApiOperationObj
   const parameters: (ParameterObject | ReferenceObject)[] = [...pathParameters(route.path)];
   if (spec.conditional) parameters.push(ref('parameters', 'IfNoneMatch'));
   if (route.method === 'POST') parameters.push(ref('parameters', 'IdempotencyKey'));
+  if (route.method === 'PATCH') parameters.push(ref('parameters', 'IfMatch'));
   const query = ROUTE_QUERIES[routeKey(route)];
   const hasQueryParameters = Object.keys(query._zod.def.shape).length > 0;
   return {
@@ -277,7 +298,7 @@ function webhooks(): ZodOpenApiPathsObject {
 
 const DESCRIPTION = `The public interface of an association's organisation-management platform: a key health probe, anonymised membership statistics, upcoming public events, the latest social-impact report, data-breach incident records, and signed webhooks.
 
-**Authentication.** Send \`Authorization: Bearer svc_<prefix>_<secret>\`. Tokens carry the scopes \`read\` and/or \`write\`: reads need \`read\`, every POST and DELETE needs \`write\`. No valid token: \`401\`; a token without the needed scope: \`403\` (\`insufficient_scope\`). Every request acts for the organisation the token belongs to.
+**Authentication.** Send \`Authorization: Bearer svc_<prefix>_<secret>\`. Tokens carry the scopes \`read\` and/or \`write\`: reads need \`read\`, every POST, PATCH and DELETE needs \`write\`. No valid token: \`401\`; a token without the needed scope: \`403\` (\`insufficient_scope\`). Every request acts for the organisation the token belongs to.
 
 **Errors** are \`application/problem+json\` (RFC 9457) with a stable \`code\`; a \`400\` lists every offending field in \`errors\`. Unknown fields and query parameters are refused, not ignored, on every operation. Unknown path: \`404\`; wrong method: \`405\` with \`Allow\`; a request line and headers over 16 KB: \`431\`.
 
@@ -306,7 +327,7 @@ export function buildOpenApiDocument(): BuiltDocument {
     if (spec.hidden) continue;
     const item = paths[route.path] ?? {};
     paths[route.path] = item;
-    item[route.method.toLowerCase() as 'get' | 'post' | 'delete'] = operationFor(route, spec);
+    item[route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'] = operationFor(route, spec);
   }
   const document = createDocument(
     {

@@ -1,5 +1,16 @@
 import * as z from 'zod/mini';
 import { WEBHOOK_EVENT_NAMES } from '../../shared/domain/webhook-events.js';
+import {
+  amendIncidentBody,
+  authorityUpdateBody,
+  dataSubjectCommunicationBody,
+} from '../../shared/schemas/breach-record.js';
+import {
+  breachRegisterCsvSchema,
+  breachRegisterSchema,
+  breachReportHtmlSchema,
+  breachReportSchema,
+} from '../../shared/schemas/breach-report.js';
 import { described } from '../../shared/schemas/common.js';
 import { contributionSchema, newContributionBody } from '../../shared/schemas/contributions.js';
 import { eventListSchema, eventSchema, newEventBody } from '../../shared/schemas/events.js';
@@ -42,11 +53,15 @@ export interface OperationSpec {
     contentType?: string;
     /** A `Location` header names the new resource. */
     location?: boolean;
+    /** Other representations of the same answer, by media type, chosen with `Accept`. */
+    alternatives?: Record<string, z.ZodMiniType>;
+    /** The incident's ETag, for `If-Match` on a later PATCH. */
+    incidentEtag?: boolean;
   };
   /** ETag on the success response, 304 on a matching If-None-Match. */
   conditional?: boolean;
   /** Extra problem responses with what they mean here, e.g. `{ 404: 'No report yet (`no_report`).' }`. */
-  problems?: Partial<Record<404 | 409, string>>;
+  problems?: Partial<Record<404 | 409 | 412, string>>;
   /** Served, but not part of the API's description (the console's static files). */
   hidden?: boolean;
 }
@@ -157,8 +172,9 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'GET /incidents/{id}': {
     operationId: 'getIncident',
     tag: 'Incidents',
-    description: 'One incident with its history.',
-    success: { status: 200, description: 'The incident.', schema: incidentSchema },
+    description:
+      'One incident with its breach record, its history and what follows from them as of now (`notificationDeadline`, `specialCategories`, `obligations`). The `ETag` names the version of the record, for `If-Match` on a PATCH.',
+    success: { status: 200, description: 'The incident.', schema: incidentSchema, incidentEtag: true },
     problems: { 404: 'No incident of this organisation has this id (`not_found`).' },
   },
   'POST /incidents/{id}/contain': {
@@ -193,6 +209,76 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     problems: {
       404: 'No incident of this organisation has this id (`not_found`).',
       409: 'The incident is closed already (`invalid_transition`), or the Idempotency-Key was used with another request (`idempotency_conflict`).',
+    },
+  },
+  'PATCH /incidents/{id}': {
+    operationId: 'amendIncident',
+    tag: 'Incidents',
+    description: [
+      'Changes the breach record (GDPR Art. 33(3) and (5)): each field sent replaces the one kept, the others stay. A history entry names the fields changed and the token that changed them. `occurredAt` may not be after `detectedAt`; a `risk` of `unlikely` needs its `rationale`.',
+      '',
+      "Send the incident's `ETag` as `If-Match` so that a change made meanwhile is not overwritten: a stale one is `412` (`precondition_failed`). Sends no webhook; the incident's `sequence` moves on.",
+    ].join('\n'),
+    body: amendIncidentBody,
+    success: {
+      status: 200,
+      description: 'The changed incident.',
+      schema: incidentSchema,
+      incidentEtag: true,
+    },
+    problems: {
+      404: 'No incident of this organisation has this id (`not_found`).',
+      409: 'The incident is closed (`incident_closed`), or it changed between reading and writing (`conflict`).',
+      412: '`If-Match` names another version of the incident (`precondition_failed`): read it again.',
+    },
+  },
+  'POST /incidents/{id}/authority-updates': {
+    operationId: 'addAuthorityUpdate',
+    tag: 'Incidents',
+    description:
+      'Records a follow-up phase of the notification (GDPR Art. 33(4): information given in phases) in `authorityNotifications`. Only after `notify`. Sends no webhook; `sequence` moves on.',
+    body: authorityUpdateBody,
+    success: { status: 200, description: 'The incident.', schema: incidentSchema, incidentEtag: true },
+    problems: {
+      404: 'No incident of this organisation has this id (`not_found`).',
+      409: 'The authority has not been notified yet (`not_notified`), the incident is closed (`incident_closed`), or the Idempotency-Key was used with another request (`idempotency_conflict`).',
+    },
+  },
+  'POST /incidents/{id}/data-subject-communication': {
+    operationId: 'decideDataSubjectCommunication',
+    tag: 'Incidents',
+    description:
+      'Records the GDPR Art. 34 decision in `dataSubjectCommunication`: the people concerned were told, a public notice was made, or an exemption applies (which needs a `note`). A later decision replaces it; the history keeps both. Sends no webhook; `sequence` moves on.',
+    body: dataSubjectCommunicationBody,
+    success: { status: 200, description: 'The incident.', schema: incidentSchema, incidentEtag: true },
+    problems: {
+      404: 'No incident of this organisation has this id (`not_found`).',
+      409: 'The incident is closed (`incident_closed`), or the Idempotency-Key was used with another request (`idempotency_conflict`).',
+    },
+  },
+  'GET /incidents/{id}/report': {
+    operationId: 'getBreachReport',
+    tag: 'Incidents',
+    description:
+      'The notification for the supervisory authority, made from the record: one section for each item of GDPR Art. 33(3), the notification and its phases, the Art. 34 decision, and the timeline. `Accept: text/html` gives the same report as a printable page (self-contained: no scripts, no outside resources).',
+    success: {
+      status: 200,
+      description: 'The report.',
+      schema: breachReportSchema,
+      alternatives: { 'text/html': breachReportHtmlSchema },
+    },
+    problems: { 404: 'No incident of this organisation has this id (`not_found`).' },
+  },
+  'GET /breach-register': {
+    operationId: 'getBreachRegister',
+    tag: 'Incidents',
+    description:
+      'The register of personal-data breaches (GDPR Art. 33(5)): every incident of the organisation, notified or not, newest first, a page at a time. `?format=csv` or `Accept: text/csv` gives the whole register as one CSV file.',
+    success: {
+      status: 200,
+      description: 'One page of the register, or all of it as CSV.',
+      schema: breachRegisterSchema,
+      alternatives: { 'text/csv': breachRegisterCsvSchema },
     },
   },
   'GET /webhooks': {

@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
 import type { RouteKey } from '../topology/routes.js';
+import { breachRegisterQuery } from './breach-report.js';
 import { noQuery } from './common.js';
 import { eventsQuery } from './events.js';
 import { pageQuery } from './pagination.js';
@@ -26,6 +27,11 @@ export const ROUTE_QUERIES = {
   'POST /incidents/{id}/contain': noQuery,
   'POST /incidents/{id}/notify': noQuery,
   'POST /incidents/{id}/close': noQuery,
+  'PATCH /incidents/{id}': noQuery,
+  'POST /incidents/{id}/authority-updates': noQuery,
+  'POST /incidents/{id}/data-subject-communication': noQuery,
+  'GET /incidents/{id}/report': noQuery,
+  'GET /breach-register': breachRegisterQuery,
   'GET /webhooks': pageQuery,
   'POST /webhooks': noQuery,
   'DELETE /webhooks/{id}': noQuery,

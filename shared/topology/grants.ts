@@ -48,6 +48,13 @@ export const GRANTS = {
   'incident-move': { ...API, table: [...WRITE, 'dynamodb:DeleteItem'] },
   'incident-get': { ...API, table: READ_ONE },
   'incidents-list': { ...API, table: LIST },
+  // A change of the breach record: reads the incident, puts its next version (no event, no timer).
+  'incident-amend': { ...API, table: WRITE },
+  'incident-authority-update': { ...API, table: WRITE },
+  'incident-data-subject-communication': { ...API, table: WRITE },
+  // The report is made from one incident; the register Queries the organisation's incidents.
+  'incident-report': { ...API, table: READ_ONE },
+  'breach-register': { ...API, table: LIST },
   // Registering an endpoint encrypts its signing secret; replaying that request decrypts the stored answer.
   'webhook-create': { ...API, table: WRITE, signingKey: ['kms:Encrypt', 'kms:Decrypt'] },
   'webhook-delete': { ...API, table: ['dynamodb:DeleteItem'] },

@@ -5,7 +5,7 @@ import type { Scope } from '../domain/token.js';
  * the local gateway routes with it, and the scope middleware reads the scope a route needs from it,
  * so the three cannot disagree.
  */
-export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 interface RouteSpec {
   method: HttpMethod;
@@ -127,6 +127,41 @@ export const routes = [
     functionName: 'incident-move',
     access: 'write',
     summary: 'Close an incident',
+  },
+  {
+    method: 'PATCH',
+    path: '/incidents/{id}',
+    functionName: 'incident-amend',
+    access: 'write',
+    summary: 'Change the breach record of an incident',
+  },
+  {
+    method: 'POST',
+    path: '/incidents/{id}/authority-updates',
+    functionName: 'incident-authority-update',
+    access: 'write',
+    summary: 'Record a follow-up sent to the supervisory authority',
+  },
+  {
+    method: 'POST',
+    path: '/incidents/{id}/data-subject-communication',
+    functionName: 'incident-data-subject-communication',
+    access: 'write',
+    summary: 'Record the decision on telling the people concerned (Art. 34)',
+  },
+  {
+    method: 'GET',
+    path: '/incidents/{id}/report',
+    functionName: 'incident-report',
+    access: 'read',
+    summary: 'The notification report for the supervisory authority',
+  },
+  {
+    method: 'GET',
+    path: '/breach-register',
+    functionName: 'breach-register',
+    access: 'read',
+    summary: 'The register of every breach, notified or not',
   },
   {
     method: 'GET',
