@@ -255,7 +255,13 @@ describe('the OpenAPI document', () => {
         .map(([method, operation]) => ({ key: `${method} ${path}`, operation })),
     );
     expect(lists.map((l) => l.key).sort()).toEqual(
-      ['get /events', 'get /incidents', 'get /webhooks', 'get /webhooks/{id}/deliveries'].sort(),
+      [
+        'get /breach-register',
+        'get /events',
+        'get /incidents',
+        'get /webhooks',
+        'get /webhooks/{id}/deliveries',
+      ].sort(),
     );
     for (const { key, operation } of lists) {
       const limit = operation.parameters.find((p: Json) => p.in === 'query' && p.name === 'limit');
