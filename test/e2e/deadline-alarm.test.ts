@@ -61,6 +61,8 @@ describe('incident.deadline_72h', () => {
         severity: 'critical',
         category: 'availability',
         status: 'declared',
+        sequence: 1,
+        notificationDeadline: expect.any(String),
       }),
       attempt: 1,
     });
@@ -98,7 +100,8 @@ describe('incident.deadline_72h', () => {
     expect(Date.now()).toBeLessThan(notified.dueAt);
 
     const [alarm] = await hook.waitFor(1, alarmFor(contained.id), 30 * SECOND);
-    expect(alarm?.body.incident).toMatchObject({ status: 'contained' });
+    // The alarm changes nothing and carries the incident's current sequence: declared 1, contained 2.
+    expect(alarm?.body.incident).toMatchObject({ status: 'contained', sequence: 2 });
     // All three were due at the same moment; the contained one's alarm came, the others' never do.
     const sent = await receivedBeforeMarker(hook, () => true, await laterAlarm(), { timeoutMs: 30 * SECOND });
     expect(sent.filter(alarmFor(notified.id))).toEqual([]);

@@ -106,8 +106,12 @@ describe('the request examples of the OpenAPI document', () => {
   it('cover every operation that takes a body or query parameters', () => {
     expect(operations.map((o) => `${o.method} ${o.path}`).sort()).toEqual(
       [
+        'GET /breach-register',
         'GET /events',
         'GET /incidents',
+        'PATCH /incidents/{id}',
+        'POST /incidents/{id}/authority-updates',
+        'POST /incidents/{id}/data-subject-communication',
         'GET /webhooks',
         'GET /webhooks/{id}/deliveries',
         'POST /contributions',
@@ -142,6 +146,14 @@ describe('the request examples of the OpenAPI document', () => {
           await send(find('POST', '/incidents'), '/incidents', tenant.writer, ids),
         );
         path = path.replace('{id}', incident.id);
+        // A follow-up goes to the authority after the initial notification: notify first, from its example.
+        if (key === 'POST /incidents/{id}/authority-updates')
+          await send(
+            find('POST', '/incidents/{id}/notify'),
+            `/incidents/${incident.id}/notify`,
+            tenant.writer,
+            ids,
+          );
       }
       await send(operation, path, tenant.writer, ids);
       done.add(key);

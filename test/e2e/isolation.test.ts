@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../shared/topology/routes.js';
+import { type RouteKey, routeKey, routes } from '../../shared/topology/routes.js';
 import { bodyOf, call, newToken, postJson, problemOf, unthrottledOrganisation } from '../support/api.js';
 
 type Tenant = Awaited<ReturnType<typeof unthrottledOrganisation>>;
@@ -80,6 +80,16 @@ const resources: Record<string, Resource> = {
 };
 
 const idRoutes = routes.filter((r) => r.access !== 'public' && r.path.includes('{id}'));
+
+/**
+ * A body the owner's call would be accepted with, for a route that refuses an empty one: the
+ * stranger's call must fail for being a stranger's, not for its body.
+ */
+const VALID_BODIES: Partial<Record<RouteKey, unknown>> = {
+  'PATCH /incidents/{id}': { measuresTaken: 'Passwords reset.' },
+  'POST /incidents/{id}/authority-updates': { summary: 'Follow-up.' },
+  'POST /incidents/{id}/data-subject-communication': { decision: 'communicated' },
+};
 const resourceOf = (path: string) => path.slice(0, path.indexOf('{id}') + '{id}'.length);
 
 beforeAll(async () => {
@@ -102,12 +112,16 @@ describe('organisations are isolated', () => {
 
     for (const route of idRoutes) {
       const path = route.path.replace('{id}', ids.get(resourceOf(route.path)) as string);
+      const body = VALID_BODIES[routeKey(route)] ?? {};
       const response =
         route.method === 'POST'
-          ? await postJson(path, stranger.writer, {})
+          ? await postJson(path, stranger.writer, body)
           : await call(path, {
               method: route.method,
               token: route.access === 'write' ? stranger.writer : stranger.reader,
+              ...(route.method === 'PATCH'
+                ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }
+                : {}),
             });
       expect(`${route.method} ${route.path} → ${response.status}`).toBe(
         `${route.method} ${route.path} → 404`,
