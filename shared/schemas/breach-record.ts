@@ -13,6 +13,14 @@ import { described, PAST_INSTANT_EXAMPLE, text } from './common.js';
  * domain's (`shared/domain/incident.ts`), as PATCH checks them against the stored incident.
  */
 
+/**
+ * An address a person can write to: a local part without spaces or brackets, and a domain of
+ * letter-or-digit labels (no label starting or ending with `-`). A pattern rather than a `format`, so
+ * that what the API accepts and what the document promises are the one rule.
+ */
+const EMAIL =
+  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+
 /** Before the declaration example's `detectedAt` (PAST_INSTANT_EXAMPLE), as the rule wants. */
 const OCCURRED_EXAMPLE = '2026-03-13T21:00:00+01:00';
 
@@ -65,8 +73,8 @@ export const contactBody = () =>
   described(
     z.strictObject({
       name: text('The name of the data-protection officer or contact point.', 200, 'Data protection officer'),
-      email: described(z.email().check(z.maxLength(254)), {
-        description: 'Where the authority can get more information.',
+      email: described(z.string().check(z.regex(EMAIL, 'Use an email address.'), z.maxLength(254)), {
+        description: 'Where the authority can get more information: an email address.',
         examples: ['dpo@example.org'],
       }),
     }),
