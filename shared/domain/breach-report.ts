@@ -121,16 +121,21 @@ export function breachReport(incident: Incident, now: Date): BreachReport {
   };
 }
 
+const OWN_TIMELINE_ENTRY = new Set(['authorityNotifications', 'dataSubjectCommunication']);
+
 function timelineOf(incident: Incident): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
   if (incident.occurredAt) entries.push({ at: incident.occurredAt, what: 'The breach occurred.' });
   entries.push({ at: incident.detectedAt, what: 'The organisation became aware of the breach.' });
   for (const change of incident.history) {
+    // Follow-ups and the Art. 34 decision are listed below at the time they happened.
+    const fields = change.fields?.filter((f) => !OWN_TIMELINE_ENTRY.has(f));
+    if (fields?.length === 0) continue;
     entries.push({
       at: change.at,
-      what: change.fields
-        ? `Record changed: ${change.fields.join(', ')}.`
-        : `Status ${change.status}${change.note ? `: ${change.note}` : '.'}`,
+      what: fields
+        ? `Record changed: ${fields.join(', ')}.`
+        : `Recorded as ${change.status}${change.note ? `: ${change.note}` : '.'}`,
     });
   }
   for (const n of incident.authorityNotifications ?? [])
