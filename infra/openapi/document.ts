@@ -310,6 +310,8 @@ const DESCRIPTION = `The public interface of an association's organisation-manag
 
 **Conditional requests.** GET /members, /events and /impact (and the public documents) carry an \`ETag\`; send it back as \`If-None-Match\` to get \`304 Not Modified\`, without a body, when nothing changed.
 
+**Concurrent changes.** An incident carries an \`ETag\` naming the version of its record; send it as \`If-Match\` on \`PATCH /incidents/{id}\` and a change made meanwhile is not overwritten (\`412\`).
+
 **Retries.** Every POST accepts an \`Idempotency-Key\`: a retry with the same key and body within 24 hours gets the first answer again and changes nothing.
 
 **Webhooks** are signed twice: \`x-service-signature: sha256=<hex HMAC-SHA256 of the raw body>\` (as GitHub) and the Standard Webhooks headers \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`. \`service\` stands for the deployment's service name.
