@@ -12,7 +12,7 @@ import type { DeliveryAttempt, DeliveryOutcome } from '../domain/delivery-attemp
 import { DEFAULT_DISABLE_AFTER_HOURS, failedLongEnough } from '../domain/endpoint-health.js';
 import type { WebhookEndpoint } from '../domain/webhook-endpoint.js';
 import { MAX_DELIVERY_ATTEMPTS, MAX_VISIBILITY_SECONDS, nextRetryDelay } from '../domain/retry-schedule.js';
-import { type DeliveryMessage, webhookBody } from '../domain/webhook-events.js';
+import { type DeliveryMessage, TEST_EVENT, webhookBody } from '../domain/webhook-events.js';
 import { webhookHeaders } from '../domain/webhook-signature.js';
 import { logger, MetricUnit, publishMetrics } from '../observability.js';
 import { METRIC, OUTCOME_DIMENSION } from '../topology/metrics.js';
@@ -66,7 +66,8 @@ export async function deliverWebhook(
     await record({ ...ids, attempt: schedulePosition, at: started.toISOString(), outcome: 'skipped', latencyMs: 0 }, 'endpoint deleted');
     return { outcome: 'skipped' };
   }
-  if (found.endpoint.disabledAt !== null) {
+  // A test send goes through to a disabled endpoint: its owner checks the receiver before enabling it.
+  if (found.endpoint.disabledAt !== null && message.event !== TEST_EVENT) {
     // Kept with its event, so that enabling the endpoint and a recover send it: nothing is lost.
     const attempt = await noteSkipped(message, started);
     await record({ ...ids, attempt, at: started.toISOString(), outcome: 'skipped', latencyMs: 0 }, 'endpoint disabled');

@@ -5,7 +5,7 @@ import type { Scope } from '../domain/token.js';
  * the local gateway routes with it, and the scope middleware reads the scope a route needs from it,
  * so the three cannot disagree.
  */
-export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 interface RouteSpec {
   method: HttpMethod;
@@ -155,6 +155,55 @@ export const routes = [
     functionName: 'webhook-deliveries-list',
     access: 'read',
     summary: 'Delivery attempts of an endpoint, newest first',
+  },
+  {
+    method: 'GET',
+    path: '/webhooks/{id}',
+    functionName: 'webhook-get',
+    access: 'read',
+    summary: 'Read a webhook endpoint with its status',
+  },
+  {
+    method: 'PATCH',
+    path: '/webhooks/{id}',
+    functionName: 'webhook-update',
+    access: 'write',
+    summary: 'Change, disable or enable a webhook endpoint',
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/{id}/test',
+    functionName: 'webhook-test',
+    access: 'write',
+    summary: 'Send a webhook.test event to this endpoint',
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/{id}/rotate-secret',
+    functionName: 'webhook-rotate-secret',
+    access: 'write',
+    summary: 'Rotate the signing secret, with an overlap',
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+    functionName: 'webhook-redeliver',
+    access: 'write',
+    summary: 'Send one delivery again now',
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/{id}/recover',
+    functionName: 'webhook-recover',
+    access: 'write',
+    summary: 'Send again every failed or skipped delivery since a time',
+  },
+  {
+    method: 'GET',
+    path: '/portal',
+    functionName: 'docs',
+    access: 'public',
+    summary: 'The webhooks page: endpoints, deliveries and their controls',
   },
   {
     method: 'POST',
