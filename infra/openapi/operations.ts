@@ -299,7 +299,8 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'GET /portal': {
     operationId: 'webhooksPage',
     tag: 'Webhooks',
-    description: 'The webhooks page: a web page (no token needed to load it; it asks for one and keeps it in memory only).',
+    description:
+      'The webhooks page: a web page (no token needed to load it; it asks for one and keeps it in memory only).',
     success: { status: 200, description: 'The page.', contentType: 'text/html' },
     hidden: true,
   },

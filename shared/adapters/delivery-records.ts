@@ -16,7 +16,11 @@ import { keys } from './keys.js';
 const RECORD_PREFIX = 'DELIVERY#';
 
 /** Outcomes a `recover` sends again: the event never reached the endpoint. */
-export const RECOVERABLE_OUTCOMES = ['failed', 'skipped', 'endpoint_disabled'] as const satisfies readonly DeliveryOutcome[];
+export const RECOVERABLE_OUTCOMES = [
+  'failed',
+  'skipped',
+  'endpoint_disabled',
+] as const satisfies readonly DeliveryOutcome[];
 
 const recordKey = (organisationId: string, endpointId: string, deliveryId: string) => ({
   pk: keys.deliveries(organisationId, endpointId),
@@ -59,7 +63,10 @@ export async function beginAttempt(message: DeliveryMessage, at = new Date()): P
       Key: marshall(recordKey(message.organisationId, message.endpointId, message.deliveryId)),
       UpdateExpression: `SET ${KEEP_EVENT} ADD attempts :one`,
       ExpressionAttributeNames: NAMES,
-      ExpressionAttributeValues: marshall({ ...eventValues(message, at), ':one': 1 }, { removeUndefinedValues: true }),
+      ExpressionAttributeValues: marshall(
+        { ...eventValues(message, at), ':one': 1 },
+        { removeUndefinedValues: true },
+      ),
       ReturnValues: 'UPDATED_NEW',
     }),
   );
@@ -158,13 +165,18 @@ export async function listRecoverable(
   );
   const messages: DeliveryMessage[] = [];
   for await (const page of pages) {
-    for (const item of page.Items ?? []) messages.push(messageOf(unmarshall(item), organisationId, endpointId));
+    for (const item of page.Items ?? [])
+      messages.push(messageOf(unmarshall(item), organisationId, endpointId));
   }
   // Oldest first, so that a subscriber receives what it missed in the order it happened.
   return messages.sort((a, b) => a.occurredAt.localeCompare(b.occurredAt));
 }
 
-function messageOf(item: Record<string, unknown>, organisationId: string, endpointId: string): DeliveryMessage {
+function messageOf(
+  item: Record<string, unknown>,
+  organisationId: string,
+  endpointId: string,
+): DeliveryMessage {
   return {
     deliveryId: String(item.sk).slice(RECORD_PREFIX.length),
     endpointId,

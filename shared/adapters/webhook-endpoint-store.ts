@@ -200,7 +200,10 @@ export async function updateWebhookEndpoint(
   }
   if (change.enabled === true) removes.push('disabledAt', 'disabledReason', 'failingSince');
   if (change.enabled === false) {
-    sets.push('disabledAt = if_not_exists(disabledAt, :now)', 'disabledReason = if_not_exists(disabledReason, :manual)');
+    sets.push(
+      'disabledAt = if_not_exists(disabledAt, :now)',
+      'disabledReason = if_not_exists(disabledReason, :manual)',
+    );
     Object.assign(values, { ':now': now.toISOString(), ':manual': 'manual' satisfies DisabledReason });
   }
   const expression = [
@@ -265,7 +268,10 @@ export async function prepareSecretRotation(
       },
     },
     onConditionFailed: () =>
-      new ConflictError('The endpoint was rotated or removed meanwhile; read it and rotate again.', 'conflict'),
+      new ConflictError(
+        'The endpoint was rotated or removed meanwhile; read it and rotate again.',
+        'conflict',
+      ),
   };
   return { endpoint: { ...current, previousSecretExpiresAt }, secret, write };
 }
@@ -274,7 +280,11 @@ export async function prepareSecretRotation(
  * Starts the failure streak at `now` unless one is running, and answers since when it runs: what
  * the `failing` disable counts from.
  */
-export async function noteEndpointFailure(organisationId: string, id: string, now = new Date()): Promise<string> {
+export async function noteEndpointFailure(
+  organisationId: string,
+  id: string,
+  now = new Date(),
+): Promise<string> {
   try {
     const { Attributes } = await dynamodb().send(
       new UpdateItemCommand({

@@ -10,8 +10,8 @@ import { type SendResult, sendWebhook } from '../adapters/webhook-sender.js';
 import { serviceName } from '../config.js';
 import type { DeliveryAttempt, DeliveryOutcome } from '../domain/delivery-attempt.js';
 import { DEFAULT_DISABLE_AFTER_HOURS, failedLongEnough } from '../domain/endpoint-health.js';
-import type { WebhookEndpoint } from '../domain/webhook-endpoint.js';
 import { MAX_DELIVERY_ATTEMPTS, MAX_VISIBILITY_SECONDS, nextRetryDelay } from '../domain/retry-schedule.js';
+import type { WebhookEndpoint } from '../domain/webhook-endpoint.js';
 import { type DeliveryMessage, TEST_EVENT, webhookBody } from '../domain/webhook-events.js';
 import { webhookHeaders } from '../domain/webhook-signature.js';
 import { logger, MetricUnit, publishMetrics } from '../observability.js';
@@ -63,14 +63,20 @@ export async function deliverWebhook(
   };
   const found = await getWebhookEndpointWithSecret(message.organisationId, message.endpointId, started);
   if (!found) {
-    await record({ ...ids, attempt: schedulePosition, at: started.toISOString(), outcome: 'skipped', latencyMs: 0 }, 'endpoint deleted');
+    await record(
+      { ...ids, attempt: schedulePosition, at: started.toISOString(), outcome: 'skipped', latencyMs: 0 },
+      'endpoint deleted',
+    );
     return { outcome: 'skipped' };
   }
   // A test send goes through to a disabled endpoint: its owner checks the receiver before enabling it.
   if (found.endpoint.disabledAt !== null && message.event !== TEST_EVENT) {
     // Kept with its event, so that enabling the endpoint and a recover send it: nothing is lost.
     const attempt = await noteSkipped(message, started);
-    await record({ ...ids, attempt, at: started.toISOString(), outcome: 'skipped', latencyMs: 0 }, 'endpoint disabled');
+    await record(
+      { ...ids, attempt, at: started.toISOString(), outcome: 'skipped', latencyMs: 0 },
+      'endpoint disabled',
+    );
     return { outcome: 'skipped' };
   }
 
@@ -95,7 +101,8 @@ export async function deliverWebhook(
     });
 
   if (result.ok) {
-    if (found.endpoint.failingSince !== null) await clearEndpointFailure(message.organisationId, message.endpointId);
+    if (found.endpoint.failingSince !== null)
+      await clearEndpointFailure(message.organisationId, message.endpointId);
     await logged('succeeded');
     return { outcome: 'succeeded' };
   }

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { findDelivery, listRecoverable } from '../adapters/delivery-records.js';
 import { publishDeliveries } from '../adapters/event-publisher.js';
 import { getWebhookEndpoint } from '../adapters/webhook-endpoint-store.js';
-import { deliveryLogRetentionDays, retentionStart } from '../domain/delivery-retention.js';
 import { deliveryIdFor } from '../domain/delivery-id.js';
+import { deliveryLogRetentionDays, retentionStart } from '../domain/delivery-retention.js';
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import type { WebhookEndpoint } from '../domain/webhook-endpoint.js';
 import { type DeliveryMessage, TEST_EVENT } from '../domain/webhook-events.js';
@@ -53,7 +53,11 @@ export async function redeliver(endpoint: WebhookEndpoint, deliveryId: string): 
  * that disabled it), sent again oldest first, each with a fresh automatic schedule. `since` must lie
  * within the log's retention and not in the future (400): the answer could not be complete.
  */
-export async function recoverDeliveries(endpoint: WebhookEndpoint, since: Date, now = new Date()): Promise<number> {
+export async function recoverDeliveries(
+  endpoint: WebhookEndpoint,
+  since: Date,
+  now = new Date(),
+): Promise<number> {
   if (since.getTime() > now.getTime()) {
     throw new ValidationError([{ field: 'since', message: 'Must not be in the future.' }]);
   }

@@ -30,7 +30,8 @@ export function newSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-export const isEnabled = (endpoint: Pick<WebhookEndpoint, 'disabledAt'>): boolean => endpoint.disabledAt === null;
+export const isEnabled = (endpoint: Pick<WebhookEndpoint, 'disabledAt'>): boolean =>
+  endpoint.disabledAt === null;
 
 /**
  * Whether the endpoint takes this event. A disabled endpoint still does: its deliveries are logged

@@ -1,5 +1,9 @@
 import * as z from 'zod/mini';
-import { DELIVERY_EVENT_NAMES, type DeliveryEventName, type DeliveryMessage } from '../domain/webhook-events.js';
+import {
+  DELIVERY_EVENT_NAMES,
+  type DeliveryEventName,
+  type DeliveryMessage,
+} from '../domain/webhook-events.js';
 
 const id = () => z.string().check(z.minLength(1), z.maxLength(200));
 

@@ -136,7 +136,9 @@ export const webhookTestPayloadSchema = described(
     event: z.literal(TEST_EVENT),
     organisationId: uuid('The organisation the endpoint belongs to.'),
     webhook: z.strictObject({ id: uuid('The endpoint the test was sent to.') }),
-    attempt: described(z.int().check(z.minimum(1)), { description: 'This attempt of the test delivery, 1 on the first.' }),
+    attempt: described(z.int().check(z.minimum(1)), {
+      description: 'This attempt of the test delivery, 1 on the first.',
+    }),
   }),
   { id: 'WebhookTestPayload', description: 'A test event, sent when the endpoint owner asks for one.' },
 );
@@ -172,7 +174,7 @@ export function webhookHeaderSchema(service = 'service') {
     [`x-${service}-signature-previous`]: z.optional(
       described(z.string().check(z.regex(/^sha256=[0-9a-f]{64}$/)), {
         description:
-          'Only during a secret rotation\'s overlap: the same signature as `x-' +
+          "Only during a secret rotation's overlap: the same signature as `x-" +
           service +
           '-signature`, keyed with the previous secret.',
       }),
