@@ -55,8 +55,9 @@ export const GRANTS = {
   // Reads the endpoint (404 for another organisation's), then Queries its delivery log.
   'webhook-deliveries-list': { ...API, table: ['dynamodb:GetItem', 'dynamodb:Query'] },
   'webhook-get': { ...API, table: READ_ONE },
-  // One conditional UpdateItem that answers the endpoint as it now is.
-  'webhook-update': { ...API, table: ['dynamodb:UpdateItem'] },
+  // Reads the endpoint (404 before the body is looked at), then one conditional UpdateItem that
+  // answers it as it now is.
+  'webhook-update': { ...API, table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
   // Reads the endpoint and puts the one test delivery on the bus (like the relay, to the delivery
   // queue); a request with an Idempotency-Key also stores its answer (Put) or replays it (Get).
   'webhook-test': { ...API, table: WRITE, eventBus: ['events:PutEvents'] },

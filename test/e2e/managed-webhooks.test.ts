@@ -200,7 +200,8 @@ describe('POST /webhooks/{id}/test', () => {
     const hook = await receiver();
     const other = await receiver();
     const endpoint = await register(hook.url);
-    await register(other.url, []);
+    // Subscribed to every event.
+    expect((await postJson('/webhooks', writer, { url: other.url })).status).toBe(201);
     const response = await postJson(`/webhooks/${endpoint.id}/test`, writer, {});
     expect(response.status).toBe(202);
     const { deliveryId } = await bodyOf<{ deliveryId: string }>(response);
