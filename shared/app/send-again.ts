@@ -14,6 +14,9 @@ import { type DeliveryMessage, TEST_EVENT } from '../domain/webhook-events.js';
  * rule); none is sent from the API function itself, so a slow receiver never holds a request.
  */
 
+/** Puts deliveries on their way: the event bus from the API (as the relay does); the CLI sends to the queue. */
+export type SendDeliveries = (messages: DeliveryMessage[]) => Promise<void>;
+
 /** The caller's endpoint, or 404: another organisation's endpoint is as unknown as none. */
 export async function ownEndpoint(organisationId: string, endpointId: string): Promise<WebhookEndpoint> {
   const endpoint = await getWebhookEndpoint(organisationId, endpointId);
@@ -22,7 +25,11 @@ export async function ownEndpoint(organisationId: string, endpointId: string): P
 }
 
 /** `webhook.test` to this endpoint alone, one attempt; answers its delivery id. */
-export async function sendTestDelivery(endpoint: WebhookEndpoint, now = new Date()): Promise<string> {
+export async function sendTestDelivery(
+  endpoint: WebhookEndpoint,
+  send: SendDeliveries = publishDeliveries,
+  now = new Date(),
+): Promise<string> {
   const eventId = randomUUID();
   const message: DeliveryMessage = {
     eventId,
@@ -34,7 +41,7 @@ export async function sendTestDelivery(endpoint: WebhookEndpoint, now = new Date
     endpointId: endpoint.id,
     once: true,
   };
-  await publishDeliveries([message]);
+  await send([message]);
   return message.deliveryId;
 }
 
@@ -42,10 +49,14 @@ export async function sendTestDelivery(endpoint: WebhookEndpoint, now = new Date
  * The same delivery (same event, same delivery id) once more, now: one attempt with no automatic
  * retries after it. 404 when the log does not hold it (unknown, another endpoint's, or expired).
  */
-export async function redeliver(endpoint: WebhookEndpoint, deliveryId: string): Promise<void> {
+export async function redeliver(
+  endpoint: WebhookEndpoint,
+  deliveryId: string,
+  send: SendDeliveries = publishDeliveries,
+): Promise<void> {
   const message = await findDelivery(endpoint.organisationId, endpoint.id, deliveryId);
   if (!message) throw new NotFoundError('Delivery');
-  await publishDeliveries([{ ...message, once: true }]);
+  await send([{ ...message, once: true }]);
 }
 
 /**
@@ -56,6 +67,7 @@ export async function redeliver(endpoint: WebhookEndpoint, deliveryId: string): 
 export async function recoverDeliveries(
   endpoint: WebhookEndpoint,
   since: Date,
+  send: SendDeliveries = publishDeliveries,
   now = new Date(),
 ): Promise<number> {
   if (since.getTime() > now.getTime()) {
@@ -70,6 +82,6 @@ export async function recoverDeliveries(
     ]);
   }
   const messages = await listRecoverable(endpoint.organisationId, endpoint.id, since, now);
-  await publishDeliveries(messages);
+  await send(messages);
   return messages.length;
 }

@@ -26,7 +26,13 @@ async function screenshot(page: import('playwright-core').Page, name: string) {
 beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-dev-shm-usage',
+    ],
   });
 });
 
@@ -43,7 +49,11 @@ describe('the webhooks page at /portal', () => {
     receivers.push(failing, healthy);
     const register = async (url: string) =>
       bodyOf<{ id: string; secret: string }>(
-        await postJson('/webhooks', writer, { url, events: ['incident.declared'], description: 'Case system' }),
+        await postJson('/webhooks', writer, {
+          url,
+          events: ['incident.declared'],
+          description: 'Case system',
+        }),
       );
     const broken = await register(failing.url);
     await register(healthy.url);
@@ -79,7 +89,9 @@ describe('the webhooks page at /portal', () => {
       // A failing endpoint: its status says failing, its recent success rate is 0 %.
       expect(await brokenRow.locator('.status').textContent()).toMatch(/enabled, failing since/);
       expect(await brokenRow.locator('.rate').textContent()).toBe('0% of last 6 attempts');
-      expect(await page.locator('tr[data-endpoint] .rate').allTextContents()).toContain('100% of last 1 attempts');
+      expect(await page.locator('tr[data-endpoint] .rate').allTextContents()).toContain(
+        '100% of last 1 attempts',
+      );
       await brokenRow.locator('button[data-action=deliveries]').click();
       const delivery = page.locator('#deliveries tr[data-delivery]').first();
       await delivery.waitFor();
@@ -95,7 +107,9 @@ describe('the webhooks page at /portal', () => {
       await waitFor('the page to show the delivery succeeded', async () => {
         await page.locator('#refresh').click();
         await page.locator('#deliveries tr[data-delivery] .outcome').first().waitFor();
-        return (await page.locator('#deliveries tr[data-delivery] .outcome').first().textContent()) === 'succeeded';
+        return (
+          (await page.locator('#deliveries tr[data-delivery] .outcome').first().textContent()) === 'succeeded'
+        );
       });
       expect(await page.locator('#deliveries tr[data-delivery] .attempts li').count()).toBe(7);
       expect(await brokenRow.locator('.status').textContent()).toBe('enabled');
@@ -107,26 +121,33 @@ describe('the webhooks page at /portal', () => {
       const secret = ((await page.locator('#secret-value').textContent()) ?? '').trim();
       expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
       expect(secret).not.toBe(broken.secret);
-      expect(await page.locator('#secret-overlap').textContent()).toMatch(/old secret keeps signing beside it until/);
+      expect(await page.locator('#secret-overlap').textContent()).toMatch(
+        /old secret keeps signing beside it until/,
+      );
       await screenshot(page, 'rotated');
       const next = await bodyOf<{ id: string }>(await declareIncident(writer));
       const [signed] = await failing.waitFor(1, forIncident(next.id));
-      const expected = `sha256=${createHmac('sha256', secret).update(signed?.rawBody ?? '').digest('hex')}`;
+      const expected = `sha256=${createHmac('sha256', secret)
+        .update(signed?.rawBody ?? '')
+        .digest('hex')}`;
       expect(signed?.headers['x-service-signature']).toBe(expected);
       await page.locator('#secret-done').click();
       expect(await page.locator('#secret-box').isHidden()).toBe(true);
       expect(await page.locator('#secret-value').textContent()).toBe('');
 
       // The token stayed in the script: not in storage, a cookie or the address.
-      const kept = await page.evaluate(() => ({
+      // A string, so that it runs in the page as written (this file is not compiled with the DOM's types).
+      const kept = await page.evaluate(`({
         storage: JSON.stringify(localStorage) + JSON.stringify(sessionStorage),
         cookie: document.cookie,
         url: location.href,
-        field: (document.getElementById('token') as HTMLInputElement).value,
-      }));
+        field: document.getElementById('token').value,
+      })`);
       expect(JSON.stringify(kept)).not.toContain(writer);
       // Everything stayed on this origin, and nothing was refused by the page's CSP.
-      expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'))).toEqual([]);
+      expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'))).toEqual(
+        [],
+      );
       expect(problems).toEqual([]);
     } finally {
       await page.close();

@@ -86,7 +86,9 @@ describe('PATCH /webhooks/{id} on a stack that does not allow private URLs', () 
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({
       code: 'validation_failed',
-      errors: [{ field: 'url', message: 'The webhook URL must point to a public address, not a private one.' }],
+      errors: [
+        { field: 'url', message: 'The webhook URL must point to a public address, not a private one.' },
+      ],
     });
     const kept = (await (await request('GET', `/webhooks/${created.id}`)).json()) as { url: string };
     expect(kept.url).toBe(url);

@@ -1,7 +1,14 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyOf, call, declareIncident, postJson, problemOf, unthrottledOrganisation } from '../support/api.js';
+import {
+  bodyOf,
+  call,
+  declareIncident,
+  postJson,
+  problemOf,
+  unthrottledOrganisation,
+} from '../support/api.js';
 import { forIncident } from '../support/marker.js';
 import { waitFor } from '../support/wait.js';
 import { answer, type ReceivedWebhook, type Receiver, startReceiver } from '../support/webhook-receiver.js';
@@ -77,7 +84,9 @@ const logged = (endpointId: string, what: string, predicate: (a: Attempt) => boo
 
 /** GitHub-style: constant-time comparison of `sha256=<hex>` over the raw body. */
 function signedWith(secret: string, webhook: ReceivedWebhook, header: string): boolean {
-  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(webhook.rawBody).digest('hex')}`);
+  const expected = Buffer.from(
+    `sha256=${createHmac('sha256', secret).update(webhook.rawBody).digest('hex')}`,
+  );
   const got = Buffer.from(webhook.headers[header] ?? '');
   return got.length === expected.length && timingSafeEqual(got, expected);
 }
@@ -206,11 +215,20 @@ describe('POST /webhooks/{id}/test', () => {
     expect(response.status).toBe(202);
     const { deliveryId } = await bodyOf<{ deliveryId: string }>(response);
     const [test] = await hook.waitFor(1, (w) => w.body.event === 'webhook.test');
-    expect(test?.body).toEqual({ event: 'webhook.test', organisationId, webhook: { id: endpoint.id }, attempt: 1 });
+    expect(test?.body).toEqual({
+      event: 'webhook.test',
+      organisationId,
+      webhook: { id: endpoint.id },
+      attempt: 1,
+    });
     expect(test?.headers['x-service-delivery']).toBe(deliveryId);
     expect(test?.headers['x-service-event']).toBe('webhook.test');
     expect(signedWith(endpoint.secret ?? '', test as ReceivedWebhook, 'x-service-signature')).toBe(true);
-    await logged(endpoint.id, 'the test in the log', (a) => a.deliveryId === deliveryId && a.outcome === 'succeeded');
+    await logged(
+      endpoint.id,
+      'the test in the log',
+      (a) => a.deliveryId === deliveryId && a.outcome === 'succeeded',
+    );
     // A marker event to the other endpoint (subscribed to everything): the test never went there.
     const marker = await declare();
     await other.waitFor(1, forIncident(marker));
@@ -238,9 +256,9 @@ describe('POST /webhooks/{id}/rotate-secret', () => {
     expect(sent.headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
     expect(standardVerifies(rotated.secret, sent)).toBe(true);
     expect(standardVerifies(old, sent)).toBe(true);
-    expect(JSON.stringify(await bodyOf(await call(`/webhooks/${endpoint.id}`, { token: reader })))).not.toContain(
-      rotated.secret,
-    );
+    expect(
+      JSON.stringify(await bodyOf(await call(`/webhooks/${endpoint.id}`, { token: reader }))),
+    ).not.toContain(rotated.secret);
   });
 
   it('with overlapHours 0 stops the old secret at once; a second rotation in an overlap stops the oldest', async () => {
@@ -287,7 +305,11 @@ describe('POST /webhooks/{id}/deliveries/{deliveryId}/redeliver', () => {
     const id = await declare();
     const failures = await hook.waitFor(6, forIncident(id), 40_000);
     const deliveryId = String(failures[0]?.headers['x-service-delivery']);
-    await logged(endpoint.id, 'the failed delivery', (a) => a.deliveryId === deliveryId && a.outcome === 'failed');
+    await logged(
+      endpoint.id,
+      'the failed delivery',
+      (a) => a.deliveryId === deliveryId && a.outcome === 'failed',
+    );
 
     // Still failing: one attempt (the seventh), logged failed, and nothing after it.
     const again = await postJson(`/webhooks/${endpoint.id}/deliveries/${deliveryId}/redeliver`, writer, {});

@@ -4,7 +4,12 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepExpiredItems } from '../../infra/local/ttl-sweeper.js';
 import { listDeliveries, recordAttempt } from '../../shared/adapters/delivery-log.js';
-import { beginAttempt, finishAttempt, findDelivery, listRecoverable } from '../../shared/adapters/delivery-records.js';
+import {
+  beginAttempt,
+  findDelivery,
+  finishAttempt,
+  listRecoverable,
+} from '../../shared/adapters/delivery-records.js';
 import { keys } from '../../shared/adapters/keys.js';
 import { createWebhookEndpoint, getWebhookEndpoint } from '../../shared/adapters/webhook-endpoint-store.js';
 import { deliverWebhook } from '../../shared/app/deliver-webhook.js';
