@@ -351,3 +351,51 @@ describe('POST /webhooks/{id}/deliveries/{deliveryId}/redeliver', () => {
     );
   });
 });
+
+describe('mis webhook', () => {
+  it('lists, shows, disables, enables, tests and recovers an endpoint as the API does', async () => {
+    const hook = await receiver();
+    const endpoint = await register(hook.url);
+    const listed = await cli<{ id: string; status: string }[]>(
+      'webhook',
+      'list',
+      '--org',
+      organisationId,
+      '--json',
+    );
+    expect(listed.find((e) => e.id === endpoint.id)).toMatchObject({ status: 'enabled' });
+    const shown = await cli<Endpoint>('webhook', 'show', endpoint.id, '--org', organisationId, '--json');
+    expect(shown).toEqual(await bodyOf(await call(`/webhooks/${endpoint.id}`, { token: reader })));
+
+    const since = new Date().toISOString();
+    const disabled = await cli<Endpoint>(
+      'webhook',
+      'disable',
+      endpoint.id,
+      '--org',
+      organisationId,
+      '--json',
+    );
+    expect(disabled).toMatchObject({ status: 'disabled', disabledReason: 'manual' });
+    const missed = await declare();
+    await logged(endpoint.id, 'the skipped event', (a) => a.outcome === 'skipped');
+    expect(await cli('webhook', 'enable', endpoint.id, '--org', organisationId, '--json')).toMatchObject({
+      status: 'enabled',
+    });
+    expect(
+      await cli('webhook', 'recover', endpoint.id, '--org', organisationId, '--since', since, '--json'),
+    ).toEqual({ count: 1 });
+    await hook.waitFor(1, forIncident(missed));
+
+    const { deliveryId } = await cli<{ deliveryId: string }>(
+      'webhook',
+      'test',
+      endpoint.id,
+      '--org',
+      organisationId,
+      '--json',
+    );
+    const [test] = await hook.waitFor(1, (w) => w.body.event === 'webhook.test');
+    expect(test?.headers['x-service-delivery']).toBe(deliveryId);
+  });
+});
