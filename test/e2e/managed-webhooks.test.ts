@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bodyOf,
   call,
+  cli,
   declareIncident,
   postJson,
   problemOf,
