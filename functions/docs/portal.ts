@@ -103,6 +103,8 @@ export const PORTAL_SCRIPT = `'use strict';
   var token = null; // in memory only
   var selected = null;
   var endpointsById = {};
+  // A refresh started while another runs replaces it: only the newest one's rows are shown.
+  var generation = 0;
 
   function $(id) { return document.getElementById(id); }
   function el(tag, attrs, children) {
@@ -161,17 +163,12 @@ export const PORTAL_SCRIPT = `'use strict';
     return { text: pct + '% of last ' + made.length + ' attempts', kind: pct >= 90 ? 'ok' : pct >= 50 ? 'warn' : 'bad' };
   }
 
-  function loadEndpoints() {
+  function loadEndpoints(mine) {
     return api('GET', '/webhooks?limit=100').then(function (page) {
       var tbody = $('endpoints').querySelector('tbody');
-      tbody.textContent = '';
-      endpointsById = {};
-      $('endpoints-section').hidden = false;
-      if (page.data.length === 0) {
-        tbody.appendChild(el('tr', {}, [el('td', { colspan: '4', text: 'No endpoints yet: register one with POST /webhooks.' })]));
-      }
+      var found = {};
       return Promise.all(page.data.map(function (endpoint) {
-        endpointsById[endpoint.id] = endpoint;
+        found[endpoint.id] = endpoint;
         return api('GET', '/webhooks/' + endpoint.id + '/deliveries?limit=100').then(function (log) {
           var rate = successRate(log.data);
           var row = el('tr', { 'data-endpoint': endpoint.id, className: endpoint.id === selected ? 'selected' : '' }, [
@@ -192,7 +189,16 @@ export const PORTAL_SCRIPT = `'use strict';
           ]);
           return row;
         });
-      })).then(function (rows) { rows.forEach(function (r) { tbody.appendChild(r); }); });
+      })).then(function (rows) {
+        if (mine !== generation) return;
+        endpointsById = found;
+        tbody.textContent = '';
+        $('endpoints-section').hidden = false;
+        if (rows.length === 0) {
+          tbody.appendChild(el('tr', {}, [el('td', { colspan: '4', text: 'No endpoints yet: register one with POST /webhooks.' })]));
+        }
+        rows.forEach(function (r) { tbody.appendChild(r); });
+      });
     });
   }
 
@@ -212,12 +218,13 @@ export const PORTAL_SCRIPT = `'use strict';
     return badge(outcome.replace('_', ' '), kind);
   }
 
-  function loadDeliveries() {
-    if (!selected) return Promise.resolve();
+  function loadDeliveries(mine) {
+    if (!selected || mine !== generation) return Promise.resolve();
     var endpoint = endpointsById[selected];
     $('deliveries-of').textContent = endpoint ? endpoint.url : selected;
     $('deliveries-section').hidden = false;
     return api('GET', '/webhooks/' + selected + '/deliveries?limit=100').then(function (log) {
+      if (mine !== generation) return;
       var tbody = $('deliveries').querySelector('tbody');
       tbody.textContent = '';
       var groups = groupByDelivery(log.data);
@@ -240,7 +247,10 @@ export const PORTAL_SCRIPT = `'use strict';
   }
 
   function refresh() {
-    return loadEndpoints().then(loadDeliveries).catch(function (e) { say(e.message, true); });
+    var mine = ++generation;
+    return loadEndpoints(mine)
+      .then(function () { return loadDeliveries(mine); })
+      .catch(function (e) { say(e.message, true); });
   }
   function selectEndpoint(id) {
     selected = id;

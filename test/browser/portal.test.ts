@@ -104,13 +104,14 @@ describe('the webhooks page at /portal', () => {
       await delivery.locator('button[data-action=redeliver]').click();
       const [seventh] = (await failing.waitFor(7, forIncident(declared.id))).slice(6);
       expect(seventh?.body.attempt).toBe(7);
-      await waitFor('the page to show the delivery succeeded', async () => {
-        await page.locator('#refresh').click();
-        await page.locator('#deliveries tr[data-delivery] .outcome').first().waitFor();
-        return (
-          (await page.locator('#deliveries tr[data-delivery] .outcome').first().textContent()) === 'succeeded'
+      await waitFor('the log to hold the successful attempt', async () => {
+        const log = await bodyOf<{ data: { outcome: string; attempt: number }[] }>(
+          await call(`/webhooks/${broken.id}/deliveries`, { token: writer }),
         );
+        return log.data.some((a) => a.attempt === 7 && a.outcome === 'succeeded');
       });
+      await page.locator('#refresh').click();
+      await page.locator('#deliveries tr[data-delivery] .outcome', { hasText: 'succeeded' }).waitFor();
       expect(await page.locator('#deliveries tr[data-delivery] .attempts li').count()).toBe(7);
       expect(await brokenRow.locator('.status').textContent()).toBe('enabled');
       await screenshot(page, 'redelivered');
