@@ -85,7 +85,7 @@ th { font-size: 13px; color: #5b6672; }
 .bad { background: #fbe0e0; color: #8a1c1c; }
 .warn { background: #fdf0cf; color: #704d00; }
 .neutral { background: #e6eaef; color: #34404c; }
-.attempts { margin: 0; padding-left: 18px; font-size: 13px; }
+.attempts { margin: 0; padding-left: 0; list-style: none; font-size: 13px; }
 #status { min-height: 1.4em; font-weight: 600; }
 #status.error { color: #8a1c1c; }
 #secret-box { border-color: #d9a400; background: #fffbea; }
@@ -160,7 +160,7 @@ export const PORTAL_SCRIPT = `'use strict';
     if (made.length === 0) return { text: 'no attempts yet', kind: 'neutral' };
     var ok = made.filter(function (d) { return d.outcome === 'succeeded'; }).length;
     var pct = Math.round((100 * ok) / made.length);
-    return { text: pct + '% of last ' + made.length + ' attempts', kind: pct >= 90 ? 'ok' : pct >= 50 ? 'warn' : 'bad' };
+    return { text: pct + '% of last ' + made.length + (made.length === 1 ? ' attempt' : ' attempts'), kind: pct >= 90 ? 'ok' : pct >= 50 ? 'warn' : 'bad' };
   }
 
   function loadEndpoints(mine) {
@@ -231,7 +231,7 @@ export const PORTAL_SCRIPT = `'use strict';
       if (groups.length === 0) tbody.appendChild(el('tr', {}, [el('td', { colspan: '5', text: 'Nothing delivered yet.' })]));
       groups.forEach(function (group) {
         var last = group.attempts[0];
-        var list = el('ol', { className: 'attempts', reversed: 'reversed' }, group.attempts.map(function (a) {
+        var list = el('ul', { className: 'attempts' }, group.attempts.map(function (a) {
           var what = a.outcome + (a.statusCode ? ' (HTTP ' + a.statusCode + ')' : a.errorClass ? ' (' + a.errorClass + ')' : '');
           return el('li', { text: '#' + a.attempt + ' ' + a.at.slice(0, 19).replace('T', ' ') + ' ' + what + (a.outcome === 'skipped' ? '' : ', ' + a.latencyMs + ' ms') });
         }));

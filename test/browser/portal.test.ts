@@ -89,8 +89,9 @@ describe('the webhooks page at /portal', () => {
       // A failing endpoint: its status says failing, its recent success rate is 0 %.
       expect(await brokenRow.locator('.status').textContent()).toMatch(/enabled, failing since/);
       expect(await brokenRow.locator('.rate').textContent()).toBe('0% of last 6 attempts');
+      expect(await brokenRow.textContent()).toContain('Case system');
       expect(await page.locator('tr[data-endpoint] .rate').allTextContents()).toContain(
-        '100% of last 1 attempts',
+        '100% of last 1 attempt',
       );
       await brokenRow.locator('button[data-action=deliveries]').click();
       const delivery = page.locator('#deliveries tr[data-delivery]').first();
