@@ -297,12 +297,17 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     problems: { 404: 'No endpoint of this organisation has this id (`not_found`).' },
   },
   'GET /portal': {
-    operationId: 'webhooksPage',
-    tag: 'Webhooks',
+    operationId: 'getWebhooksPage',
+    tag: 'Documentation',
     description:
-      'The webhooks page: a web page (no token needed to load it; it asks for one and keeps it in memory only).',
-    success: { status: 200, description: 'The page.', contentType: 'text/html' },
-    hidden: true,
+      'The webhooks page, served from this origin: endpoints with their status and recent success rate, each delivery with its attempts, and buttons to test, redeliver, recover, enable or disable and rotate. Public; it asks for a token and keeps it in the tab only.',
+    success: {
+      status: 200,
+      description: 'The webhooks page.',
+      contentType: 'text/html',
+      schema: described(z.string(), { description: 'HTML.' }),
+    },
+    conditional: true,
   },
   'POST /contributions': {
     operationId: 'recordContribution',
