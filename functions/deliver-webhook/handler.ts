@@ -5,12 +5,16 @@ import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecor
 import { sqs } from '../../shared/adapters/sqs.js';
 import { deliverWebhook } from '../../shared/app/deliver-webhook.js';
 import { requireEnv } from '../../shared/config.js';
+import { parseDisableAfterHours } from '../../shared/domain/endpoint-health.js';
 import { parseRetryDelays } from '../../shared/domain/retry-schedule.js';
 import { logger } from '../../shared/observability.js';
 import { parseDeliveryMessage } from '../../shared/schemas/delivery-message.js';
 
 const queueUrl = requireEnv('DELIVERY_QUEUE_URL');
-const retryDelays = parseRetryDelays(process.env.WEBHOOK_RETRY_DELAYS);
+const delivery = {
+  delays: parseRetryDelays(process.env.WEBHOOK_RETRY_DELAYS),
+  disableAfterHours: parseDisableAfterHours(process.env.WEBHOOK_DISABLE_AFTER_HOURS),
+};
 
 const setVisibility = (record: SQSRecord, seconds: number) =>
   sqs().send(
@@ -34,8 +38,10 @@ async function handleRecord(record: SQSRecord): Promise<boolean> {
     logger.error('Malformed delivery message dropped', { messageId: record.messageId });
     return true;
   }
-  const attempt = Number(record.attributes.ApproximateReceiveCount) || 1;
-  const decision = await deliverWebhook(message, attempt, retryDelays);
+  const schedulePosition = Number(record.attributes.ApproximateReceiveCount) || 1;
+  const decision = await deliverWebhook(message, schedulePosition, delivery);
+  // A test send or a redeliver is one attempt, logged: a failure is final, never retried.
+  if (message.once) return true;
   if (decision.outcome === 'retry_scheduled') await setVisibility(record, decision.retryInSeconds ?? 0);
   else if (decision.outcome === 'failed') await setVisibility(record, 0);
   return decision.outcome !== 'retry_scheduled' && decision.outcome !== 'failed';

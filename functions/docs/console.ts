@@ -28,7 +28,7 @@ window.addEventListener('DOMContentLoaded', function () {
     tryItOutEnabled: true,
     displayRequestDuration: true,
     persistAuthorization: false,
-    supportedSubmitMethods: ['get', 'post', 'delete'],
+    supportedSubmitMethods: ['get', 'post', 'patch', 'delete'],
   });
 });
 `;

@@ -18,6 +18,7 @@ import {
   consolePage,
   SWAGGER_UI_FILES,
 } from './console.js';
+import { PORTAL_SCRIPT, PORTAL_SCRIPT_NAME, PORTAL_STYLE, PORTAL_STYLE_NAME, portalPage } from './portal.js';
 
 /**
  * Swagger UI's files: copied next to the bundle on AWS (see the docs function's bundling), read from
@@ -76,6 +77,12 @@ async function asset(name: string): Promise<Representation> {
   if (name === CONSOLE_SCRIPT_NAME) {
     return { body: CONSOLE_SCRIPT, contentType: 'text/javascript; charset=utf-8', cacheControl: 'no-cache' };
   }
+  if (name === PORTAL_SCRIPT_NAME) {
+    return { body: PORTAL_SCRIPT, contentType: 'text/javascript; charset=utf-8', cacheControl: 'no-cache' };
+  }
+  if (name === PORTAL_STYLE_NAME) {
+    return { body: PORTAL_STYLE, contentType: 'text/css; charset=utf-8', cacheControl: 'no-cache' };
+  }
   const contentType = assetTypes.get(name);
   if (!contentType || !assetDir) throw new NotFoundError(`Console file ${name}`);
   let cached = assetCache.get(name);
@@ -104,9 +111,17 @@ const representations = new Map<string, (event: APIGatewayProxyEvent) => Promise
     }),
   ],
   ['/docs/{asset+}', (event) => asset(event.pathParameters?.asset ?? '')],
+  [
+    '/portal',
+    async (event) => ({
+      body: portalPage(basePathOf(event)),
+      contentType: 'text/html; charset=utf-8',
+      cacheControl: 'no-cache',
+    }),
+  ],
 ]);
 
-/** Public and unauthenticated: the OpenAPI document, the console page and the console's files. */
+/** Public and unauthenticated: the OpenAPI document, the console and webhooks pages and their files. */
 export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
   .use(injectLambdaContext(logger, { logEvent: false }))
   .use(corsHeaders())

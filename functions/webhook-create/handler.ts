@@ -18,6 +18,7 @@ export const handler = apiHandler(
       organisationId: caller.organisationId,
       url: input.url,
       events: (input.events ?? []) as WebhookEventName[],
+      ...(input.description === undefined ? {} : { description: input.description }),
     });
     const response = jsonResponse(
       201,

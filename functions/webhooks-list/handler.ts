@@ -8,5 +8,8 @@ import { DEFAULT_PAGE_SIZE, pageQuery } from '../../shared/schemas/pagination.js
 export const handler = apiHandler(async (event, caller) => {
   const { limit = DEFAULT_PAGE_SIZE, cursor } = parseQuery(event, pageQuery);
   const page = await listWebhookEndpointPage(caller.organisationId, limit, cursor);
-  return jsonResponse(200, { data: page.endpoints.map(webhookEndpointView), nextCursor: page.nextCursor });
+  return jsonResponse(200, {
+    data: page.endpoints.map((endpoint) => webhookEndpointView(endpoint)),
+    nextCursor: page.nextCursor,
+  });
 });

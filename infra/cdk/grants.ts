@@ -48,7 +48,11 @@ export function grantAccess(fn: ServiceFunction, targets: GrantTargets, tableInd
       }),
     );
   }
-  if ('eventBus' in grants) required(targets.eventBus, 'event bus', fn).grantPutEventsTo(fn.function);
+  if ('eventBus' in grants) {
+    const bus = required(targets.eventBus, 'event bus', fn);
+    bus.grantPutEventsTo(fn.function);
+    fn.function.addEnvironment('EVENT_BUS_NAME', bus.eventBusName);
+  }
   if ('signingKey' in grants) {
     const key = required(targets.signingKey, 'signing-secrets key', fn);
     key.grant(fn.function, ...grants.signingKey);

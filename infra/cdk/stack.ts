@@ -1,5 +1,6 @@
 import { type CfnElement, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
@@ -63,8 +64,10 @@ export class ServiceStack extends Stack {
     const tableIndexes = `Resource::<${this.getLogicalId(table.node.defaultChild as CfnElement)}.Arn>/index/*`;
 
     let signingKey: IKey | undefined;
+    // The owner's sends (test, redeliver, recover) put deliveries on the pipeline's bus, as the relay does.
+    let eventBus: IEventBus | undefined;
     const grant: GrantAccess = (fn, more = {}) =>
-      grantAccess(fn, { table, signingKey, ...more }, `AwsSolutions-IAM5[${tableIndexes}]`);
+      grantAccess(fn, { table, signingKey, eventBus, ...more }, `AwsSolutions-IAM5[${tableIndexes}]`);
     const createFunction = (name: FunctionName, constructId: string): IFunction => {
       const files = BUNDLED_FILES[name];
       const serviceFunction = new ServiceFunction(this, constructId, {
@@ -79,6 +82,7 @@ export class ServiceStack extends Stack {
 
     const webhooks = new WebhookPipeline(this, 'Webhooks', { settings, table, environment, grant });
     signingKey = webhooks.signingKey;
+    eventBus = webhooks.bus;
     new TimerSchedule(this, 'Timers', { settings, environment, grant });
 
     const authorizerFunction = createFunction(AUTHORIZER_FUNCTION, 'AuthorizerFunction');

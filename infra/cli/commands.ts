@@ -29,6 +29,7 @@ interface GroupSpec {
 }
 
 const ORG: OptionSpec = { placeholder: '<orgId>', description: "the organisation's id", required: true };
+const ENDPOINT = { name: 'endpointId', description: "the endpoint's id, from mis webhook list" };
 
 export const GROUPS = {
   org: {
@@ -102,6 +103,64 @@ export const GROUPS = {
         },
         example:
           'npx mis webhook add --org 6f1d3c52-1e0b-4c55-9a8e-2f43b7d90a11 --url https://example.org/hooks/mis',
+      },
+      list: {
+        summary: "lists an organisation's endpoints with their status",
+        description:
+          "Lists an organisation's webhook endpoints: URL, events, status and why a disabled one is disabled (gone, failing or manual). Never their secrets.",
+        options: { org: ORG },
+        example: 'npx mis webhook list --org 6f1d3c52-1e0b-4c55-9a8e-2f43b7d90a11',
+      },
+      show: {
+        summary: 'shows one endpoint (as GET /webhooks/{id})',
+        description: 'Shows one endpoint as GET /webhooks/{id} answers it, with its status.',
+        argument: ENDPOINT,
+        options: { org: ORG },
+        example:
+          'npx mis webhook show 0b9d7c1e-2f4a-4e8b-9c3d-5a6f7e8d9c0b --org 6f1d3c52-1e0b-4c55-9a8e-2f43b7d90a11',
+      },
+      enable: {
+        summary: 'enables an endpoint again (then recover what was skipped)',
+        description:
+          'Enables a disabled endpoint: it is sent its events again. What it missed meanwhile is in its delivery log as skipped; mis webhook recover sends it.',
+        argument: ENDPOINT,
+        options: { org: ORG },
+        example:
+          'npx mis webhook enable 0b9d7c1e-2f4a-4e8b-9c3d-5a6f7e8d9c0b --org 6f1d3c52-1e0b-4c55-9a8e-2f43b7d90a11',
+      },
+      disable: {
+        summary: 'disables an endpoint; its events are kept as skipped',
+        description:
+          'Disables an endpoint (reason manual): nothing is sent to it, and its events are kept in its delivery log as skipped, to be recovered.',
+        argument: ENDPOINT,
+        options: { org: ORG },
+        example:
+          'npx mis webhook disable 0b9d7c1e-2f4a-4e8b-9c3d-5a6f7e8d9c0b --org 6f1d3c52-1e0b-4c55-9a8e-2f43b7d90a11',
+      },
+      test: {
+        summary: 'sends webhook.test to the endpoint',
+        description:
+          'Sends {event: "webhook.test", organisationId, webhook: {id}, attempt} to this endpoint alone, signed, one attempt; prints the delivery id to look for in its delivery log.',
+        argument: ENDPOINT,
+        options: { org: ORG },
+        example:
+          'npx mis webhook test 0b9d7c1e-2f4a-4e8b-9c3d-5a6f7e8d9c0b --org 6f1d3c52-1e0b-4c55-9a8e-2f43b7d90a11',
+      },
+      recover: {
+        summary: 'sends again what failed or was skipped since a time',
+        description:
+          'Sends again every delivery of the endpoint whose last outcome since --since is failed or skipped, each with a fresh retry schedule; prints how many. --since must lie within the delivery log retention (90 days by default) and not in the future.',
+        argument: ENDPOINT,
+        options: {
+          org: ORG,
+          since: {
+            placeholder: '<instant>',
+            description: 'RFC 3339 date-time, e.g. 2026-11-20T08:00:00Z',
+            required: true,
+          },
+        },
+        example:
+          'npx mis webhook recover 0b9d7c1e-2f4a-4e8b-9c3d-5a6f7e8d9c0b --org 6f1d3c52-1e0b-4c55-9a8e-2f43b7d90a11 --since 2026-11-20T08:00:00Z',
       },
     },
   },

@@ -1,7 +1,12 @@
 import { createOrganisation, getOrganisation } from '../../shared/adapters/organisation-store.js';
 import { issueToken, listTokens, revokeToken, summariseToken } from '../../shared/adapters/token-store.js';
-import { createWebhookEndpoint } from '../../shared/adapters/webhook-endpoint-store.js';
+import {
+  createWebhookEndpoint,
+  listWebhookEndpoints,
+  updateWebhookEndpoint,
+} from '../../shared/adapters/webhook-endpoint-store.js';
 import { assertAcceptableWebhookUrl } from '../../shared/adapters/webhook-sender.js';
+import { ownEndpoint, recoverDeliveries, sendTestDelivery } from '../../shared/app/send-again.js';
 import { overdueOutboxItems } from '../../shared/app/sweep-outbox.js';
 import { DomainError, NotFoundError, ValidationError } from '../../shared/domain/errors.js';
 import { MAX_RATE_LIMIT, STANDARD_RATE_LIMIT, TIERS, type Tier } from '../../shared/domain/organisation.js';
@@ -14,6 +19,7 @@ import {
 import { webhookEndpointView } from '../../shared/domain/webhook-view.js';
 import { shellWord } from '../../shared/topology/local-stack.js';
 import { type Invocation, parseCommandLine, UsageError, VERSION, wantsJson } from './commands.js';
+import { sendToDeliveryQueue } from './delivery-queue.js';
 import { listDeadLetters, redriveDeadLetters, resolveDeadLetterTarget } from './dlq.js';
 import { CliError, resolveTarget } from './target.js';
 
@@ -156,6 +162,66 @@ async function execute(run: Run): Promise<void> {
       );
       return;
     }
+    case 'webhook list': {
+      await resolveTarget(run.stack);
+      const endpoints = (await listWebhookEndpoints(await existingOrganisation(option('org')))).map((e) =>
+        webhookEndpointView(e),
+      );
+      const lines = endpoints.map(
+        (e) =>
+          `  ${e.id}  ${e.status}${e.disabledReason ? ` (${e.disabledReason})` : ''}${e.failingSince ? ` failing since ${e.failingSince}` : ''}  ${e.url}`,
+      );
+      print(endpoints, endpoints.length ? lines.join('\n') : 'No webhook endpoints.');
+      return;
+    }
+    case 'webhook show': {
+      await resolveTarget(run.stack);
+      const endpoint = webhookEndpointView(await ownEndpoint(option('org'), run.argument as string));
+      print(endpoint, describeEndpoint(endpoint));
+      return;
+    }
+    case 'webhook enable':
+    case 'webhook disable': {
+      await resolveTarget(run.stack);
+      const organisationId = option('org');
+      await ownEndpoint(organisationId, run.argument as string);
+      const enabled = run.command === 'webhook enable';
+      const endpoint = webhookEndpointView(
+        await updateWebhookEndpoint(organisationId, run.argument as string, { enabled }),
+      );
+      print(
+        endpoint,
+        enabled
+          ? `Webhook endpoint ${endpoint.id} enabled. What it missed is in its log as skipped: mis webhook recover ${endpoint.id} --org ${organisationId} --since <instant> sends it.`
+          : `Webhook endpoint ${endpoint.id} disabled (${endpoint.disabledReason}): its events are kept as skipped.`,
+      );
+      return;
+    }
+    case 'webhook test': {
+      await resolveTarget(run.stack);
+      const endpoint = await ownEndpoint(option('org'), run.argument as string);
+      const deliveryId = await sendTestDelivery(
+        endpoint,
+        sendToDeliveryQueue(await resolveDeadLetterTarget(run.stack)),
+      );
+      print({ deliveryId }, `webhook.test sent to ${endpoint.url} (delivery ${deliveryId}).`);
+      return;
+    }
+    case 'webhook recover': {
+      const since = new Date(option('since'));
+      if (!/^\d{4}-\d\d-\d\dT/.test(option('since')) || Number.isNaN(since.getTime())) {
+        throw invalid(run, `--since must be an RFC 3339 date-time, not "${option('since')}"`);
+      }
+      await resolveTarget(run.stack);
+      const endpoint = await ownEndpoint(option('org'), run.argument as string);
+      const count = await recoverDeliveries(
+        endpoint,
+        since,
+        sendToDeliveryQueue(await resolveDeadLetterTarget(run.stack)),
+      );
+      print({ count }, `${count} deliveries sent again to ${endpoint.url}.`);
+      return;
+    }
     case 'dlq list': {
       await resolveTarget(run.stack);
       const letters = await listDeadLetters(await resolveDeadLetterTarget(run.stack));
@@ -201,6 +267,18 @@ async function execute(run: Run): Promise<void> {
       return;
     }
   }
+}
+
+function describeEndpoint(e: ReturnType<typeof webhookEndpointView>): string {
+  return [
+    `Webhook endpoint ${e.id}`,
+    `  url:     ${e.url}`,
+    `  status:  ${e.status}${e.disabledReason ? ` (${e.disabledReason}, since ${e.disabledAt})` : ''}`,
+    ...(e.failingSince ? [`  failing since ${e.failingSince}`] : []),
+    `  events:  ${e.events.join(', ')}`,
+    ...(e.description ? [`  note:    ${e.description}`] : []),
+    ...(e.previousSecretExpiresAt ? [`  previous secret signs until ${e.previousSecretExpiresAt}`] : []),
+  ].join('\n');
 }
 
 interface Failure {

@@ -33,6 +33,7 @@ import { type ScheduledHandler, startTimerSchedule } from './schedule-poller.js'
 import { startLocalSqs } from './sqs.js';
 import { type SqsHandler, startSqsPoller } from './sqs-poller.js';
 import { type StreamHandler, startStreamPoller } from './stream-poller.js';
+import { startTtlSweeper } from './ttl-sweeper.js';
 
 const port = Number(process.env.PORT || 3000);
 const host = process.env.HOST || '127.0.0.1';
@@ -118,7 +119,17 @@ async function main(): Promise<void> {
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   await ensureTable(client, tableName);
-  client.destroy();
+  // DynamoDB Local has no TTL: expired delivery-log entries (and other TTL'd items) are removed here.
+  const ttlSweeper = startTtlSweeper({
+    client,
+    tableName,
+    onError: (error) =>
+      console.error(`TTL sweep failed (tried again later): ${String(error).split('\n')[0]}`),
+  });
+  stops.push(() => {
+    ttlSweeper.stop();
+    client.destroy();
+  });
 
   const sqs = await startLocalSqs({ dataDir: join(dir, 'sqs') });
   stops.push(() => sqs.stop());

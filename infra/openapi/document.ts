@@ -9,7 +9,7 @@ import {
 import { API_VERSION } from '../../shared/config.js';
 import { MAX_RATE_LIMIT } from '../../shared/domain/organisation.js';
 import { WINDOW_SECONDS } from '../../shared/domain/rate-window.js';
-import { WEBHOOK_EVENT_NAMES } from '../../shared/domain/webhook-events.js';
+import { TEST_EVENT, WEBHOOK_EVENT_NAMES } from '../../shared/domain/webhook-events.js';
 import { PROBLEM_CONTENT_TYPE } from '../../shared/http/problem.js';
 import { MAX_BODY_BYTES } from '../../shared/http/request.js';
 import { problemSchema } from '../../shared/schemas/common.js';
@@ -18,6 +18,7 @@ import {
   webhookEventDescriptions,
   webhookHeaderSchema,
   webhookPayloadSchemas,
+  webhookTestPayloadSchema,
 } from '../../shared/schemas/webhooks.js';
 import { CORS_ALLOWED_HEADERS, CORS_ENV_VAR, CORS_EXPOSED_HEADERS } from '../../shared/topology/cors.js';
 import { type Route, routeKey, routes } from '../../shared/topology/routes.js';
@@ -268,19 +269,26 @@ function dropFormatPatterns({ jsonSchema }: { jsonSchema: Record<string, unknown
 
 function webhooks(): ZodOpenApiPathsObject {
   return Object.fromEntries(
-    WEBHOOK_EVENT_NAMES.map((event) => [
+    [...WEBHOOK_EVENT_NAMES, TEST_EVENT].map((event) => [
       event,
       {
         post: {
           operationId: `${event.replace(/[._](\w)/g, (_, c: string) => c.toUpperCase())}Webhook`,
           summary: event,
-          description: `${webhookEventDescriptions[event]}\n\nSent as a POST with a JSON body to each registered endpoint of the organisation that subscribes to \`${event}\`. Verify the signature over the raw body before parsing it.`,
+          description:
+            event === TEST_EVENT
+              ? 'A test event: sent to one endpoint when its owner calls `POST /webhooks/{id}/test`, one attempt without retries. No endpoint subscribes to it. Verify the signature over the raw body before parsing it.'
+              : `${webhookEventDescriptions[event]}\n\nSent as a POST with a JSON body to each registered endpoint of the organisation that subscribes to \`${event}\`. Verify the signature over the raw body before parsing it.`,
           tags: ['Webhooks'],
           security: [],
           requestParams: { header: webhookHeaderSchema() },
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: webhookPayloadSchemas[event] } },
+            content: {
+              'application/json': {
+                schema: event === TEST_EVENT ? webhookTestPayloadSchema : webhookPayloadSchemas[event],
+              },
+            },
           },
           responses: {
             '2XX': { description: 'Delivered: any 2xx answer within 10 seconds.' },

@@ -27,11 +27,20 @@ import { pingResultSchema } from '../../shared/schemas/ping.js';
 import { registerFileBody, sanctuaryFileSchema } from '../../shared/schemas/sanctuary-files.js';
 import { payoutSchema, settlePayoutBody } from '../../shared/schemas/timebank.js';
 import {
+  acceptedDeliverySchema,
   createdWebhookEndpointSchema,
   deliveryListSchema,
+  recoveryCountSchema,
+  rotatedSecretSchema,
   webhookEndpointListSchema,
+  webhookEndpointSchema,
 } from '../../shared/schemas/webhook-endpoint-views.js';
-import { createWebhookBody } from '../../shared/schemas/webhook-endpoints.js';
+import {
+  createWebhookBody,
+  recoverBody,
+  rotateSecretBody,
+  updateWebhookBody,
+} from '../../shared/schemas/webhook-endpoints.js';
 import type { RouteKey } from '../../shared/topology/routes.js';
 
 /**
@@ -46,7 +55,7 @@ export interface OperationSpec {
   description: string;
   body?: z.ZodMiniType;
   success: {
-    status: 200 | 201 | 204;
+    status: 200 | 201 | 202 | 204;
     description: string;
     schema?: z.ZodMiniType;
     /** Default application/json. */
@@ -316,6 +325,75 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
       "The endpoint's delivery attempts, newest first, a page at a time, with outcome, status code and latency.",
     success: { status: 200, description: 'One page of attempts.', schema: deliveryListSchema },
     problems: { 404: 'No endpoint of this organisation has this id (`not_found`).' },
+  },
+  'GET /webhooks/{id}': {
+    operationId: 'getWebhookEndpoint',
+    tag: 'Webhooks',
+    description:
+      'One endpoint with its `status` (`enabled` or `disabled`), why it is disabled, since when it has been failing, and whether a rotated secret still signs. Never its secret.',
+    success: { status: 200, description: 'The endpoint.', schema: webhookEndpointSchema },
+    problems: { 404: 'No endpoint of this organisation has this id (`not_found`).' },
+  },
+  'PATCH /webhooks/{id}': {
+    operationId: 'updateWebhookEndpoint',
+    tag: 'Webhooks',
+    description:
+      'Changes the URL (checked like at registration: a private or loopback address is a 400 on AWS), the events, the description, or `enabled`. Disabling keeps every later event in the delivery log as `skipped`; enabling starts sending again, and `POST /webhooks/{id}/recover` sends what was skipped. `description: null` removes the description.',
+    body: updateWebhookBody,
+    success: { status: 200, description: 'The endpoint as it now is.', schema: webhookEndpointSchema },
+    problems: { 404: 'No endpoint of this organisation has this id (`not_found`).' },
+  },
+  'POST /webhooks/{id}/test': {
+    operationId: 'testWebhookEndpoint',
+    tag: 'Webhooks',
+    description:
+      'Sends `{event: "webhook.test", organisationId, webhook: {id}, attempt}` to this endpoint alone, signed like every event, as one attempt without retries (also to a disabled endpoint, so that a receiver can be checked before enabling it). Its outcome appears in the delivery log under the `deliveryId`. `webhook.test` cannot be subscribed to.',
+    success: { status: 202, description: 'Accepted: sent now.', schema: acceptedDeliverySchema },
+    problems: { 404: 'No endpoint of this organisation has this id (`not_found`).' },
+  },
+  'POST /webhooks/{id}/rotate-secret': {
+    operationId: 'rotateWebhookSecret',
+    tag: 'Webhooks',
+    description:
+      'Makes a new signing secret and answers it, once. For `overlapHours` (default 24, 0 to 168) the old secret keeps signing: `x-service-signature` is computed with the new secret, `x-service-signature-previous` with the old one, and `webhook-signature` carries both (`v1,<new> v1,<old>`), so a receiver verifies with either while it switches. `overlapHours: 0` stops the old secret at once (after a leak). Rotating again while an overlap runs stops the oldest secret at once: only the two newest ever sign.',
+    body: rotateSecretBody,
+    success: { status: 200, description: 'The new secret (shown only here).', schema: rotatedSecretSchema },
+    problems: {
+      404: 'No endpoint of this organisation has this id (`not_found`).',
+      409: 'Another rotation won meanwhile (`conflict`), or the Idempotency-Key was used with another request (`idempotency_conflict`).',
+    },
+  },
+  'POST /webhooks/{id}/deliveries/{deliveryId}/redeliver': {
+    operationId: 'redeliverWebhookDelivery',
+    tag: 'Webhooks',
+    description:
+      'Sends that delivery again now: the same event, the same `x-service-delivery` and `webhook-id`, with `attempt` counting every earlier attempt. One attempt, with no automatic retries after it; its outcome is logged like any attempt. Works for as long as the delivery log keeps the delivery (90 days by default).',
+    success: { status: 202, description: 'Accepted: sent now.', schema: acceptedDeliverySchema },
+    problems: {
+      404: 'No endpoint of this organisation has this id, or the endpoint has no delivery with this id in its log (`not_found`).',
+    },
+  },
+  'POST /webhooks/{id}/recover': {
+    operationId: 'recoverWebhookDeliveries',
+    tag: 'Webhooks',
+    description:
+      'Sends again, oldest first, every delivery of this endpoint whose last outcome since `since` is `failed` or `skipped` (or the 410 that disabled it), each with a fresh retry schedule and the same delivery id. Enable a disabled endpoint first: to a disabled one they are skipped again. `since` in the future or beyond the delivery log retention is a 400.',
+    body: recoverBody,
+    success: { status: 202, description: 'Accepted: how many are sent again.', schema: recoveryCountSchema },
+    problems: { 404: 'No endpoint of this organisation has this id (`not_found`).' },
+  },
+  'GET /portal': {
+    operationId: 'getWebhooksPage',
+    tag: 'Documentation',
+    description:
+      'The webhooks page, served from this origin: endpoints with their status and recent success rate, each delivery with its attempts, and buttons to test, redeliver, recover, enable or disable and rotate. Public; it asks for a token and keeps it in the tab only.',
+    success: {
+      status: 200,
+      description: 'The webhooks page.',
+      contentType: 'text/html',
+      schema: described(z.string(), { description: 'HTML.' }),
+    },
+    conditional: true,
   },
   'POST /contributions': {
     operationId: 'recordContribution',

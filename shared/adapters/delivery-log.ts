@@ -2,12 +2,17 @@ import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, MAX_PAGE_SIZE } from '../domain/cursor.js';
 import type { DeliveryAttempt } from '../domain/delivery-attempt.js';
+import { expiresAtOf } from '../domain/delivery-retention.js';
 import { InvalidCursorError, ValidationError } from '../domain/errors.js';
 import { dynamodb, tableName } from './dynamodb.js';
 import { keys } from './keys.js';
 
-/** Attempts are kept for a month; DynamoDB's TTL removes them afterwards (nothing depends on it). */
-export const DELIVERY_LOG_RETENTION_DAYS = 30;
+/**
+ * Attempts are kept `DELIVERY_LOG_RETENTION_DAYS` (90 by default); DynamoDB's TTL removes them
+ * afterwards, some time later, so every read here leaves out what has expired.
+ */
+const NOT_EXPIRED = '#expiresAt > :now';
+const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 const ATTEMPT_PREFIX = 'ATTEMPT#';
 const GSI = 'gsi1';
@@ -29,7 +34,7 @@ const attemptKeys = (a: DeliveryAttempt) => {
 };
 
 export async function recordAttempt(attempt: DeliveryAttempt): Promise<void> {
-  const expiresAt = Math.floor(Date.parse(attempt.at) / 1000) + DELIVERY_LOG_RETENTION_DAYS * 24 * 3600;
+  const expiresAt = expiresAtOf(attempt.at);
   await dynamodb().send(
     new PutItemCommand({
       TableName: tableName(),
@@ -71,7 +76,9 @@ export async function listDeliveries(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: marshall({ ':pk': pk, ':prefix': ATTEMPT_PREFIX }),
+      FilterExpression: NOT_EXPIRED,
+      ExpressionAttributeNames: { '#expiresAt': 'expiresAt' },
+      ExpressionAttributeValues: marshall({ ':pk': pk, ':prefix': ATTEMPT_PREFIX, ':now': nowSeconds() }),
       ScanIndexForward: false,
       Limit: limit,
       ConsistentRead: true,
@@ -97,7 +104,7 @@ export async function latestAttempt(deliveryId: string): Promise<DeliveryAttempt
       Limit: 1,
     }),
   );
-  const item = Items?.[0];
+  const item = Items?.[0] && (unmarshall(Items[0]).expiresAt as number) > nowSeconds() ? Items[0] : undefined;
   return item ? toAttempt(unmarshall(item)) : undefined;
 }
 

@@ -8,8 +8,13 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
-import { InvalidCursorError, NotFoundError } from '../domain/errors.js';
-import { newSigningSecret, type WebhookEndpoint } from '../domain/webhook-endpoint.js';
+import { ConflictError, InvalidCursorError, NotFoundError } from '../domain/errors.js';
+import {
+  type DisabledReason,
+  disabledReasonOf,
+  newSigningSecret,
+  type WebhookEndpoint,
+} from '../domain/webhook-endpoint.js';
 import type { WebhookEventName } from '../domain/webhook-events.js';
 import { dynamodb, isConditionalCheckFailure, tableName, withoutNulls } from './dynamodb.js';
 import { keys } from './keys.js';
@@ -29,7 +34,7 @@ const cipherContext = (endpoint: Pick<WebhookEndpoint, 'organisationId' | 'id'>)
  * in plain text nowhere else: show it once.
  */
 export async function prepareWebhookEndpoint(
-  input: { organisationId: string; url: string; events: WebhookEventName[] },
+  input: { organisationId: string; url: string; events: WebhookEventName[]; description?: string },
   now = new Date(),
 ): Promise<{ endpoint: WebhookEndpoint; secret: string; write: TransactionItem }> {
   const endpoint: WebhookEndpoint = {
@@ -37,9 +42,12 @@ export async function prepareWebhookEndpoint(
     organisationId: input.organisationId,
     url: input.url,
     events: [...new Set(input.events)],
+    description: input.description ?? null,
     createdAt: now.toISOString(),
     disabledAt: null,
     disabledReason: null,
+    failingSince: null,
+    previousSecretExpiresAt: null,
   };
   const secret = newSigningSecret();
   const encryptedSecret = await secretCipher().encrypt(secret, cipherContext(endpoint));
@@ -131,18 +139,184 @@ export async function getWebhookEndpoint(
   return item ? toEndpoint(item) : undefined;
 }
 
-/** The endpoint with its decrypted signing secret, for the delivery function only. */
+/**
+ * The endpoint with its decrypted signing secret, for the delivery function only; during a
+ * rotation's overlap also the previous secret, which signs beside the new one.
+ */
 export async function getWebhookEndpointWithSecret(
   organisationId: string,
   id: string,
-): Promise<{ endpoint: WebhookEndpoint; secret: string } | undefined> {
+  now = new Date(),
+): Promise<{ endpoint: WebhookEndpoint; secret: string; previousSecret?: string } | undefined> {
   const item = await getItem(organisationId, id);
   if (!item) return undefined;
   const endpoint = toEndpoint(item);
-  return {
-    endpoint,
-    secret: await secretCipher().decrypt(String(item.encryptedSecret), cipherContext(endpoint)),
+  const context = cipherContext(endpoint);
+  const overlapping =
+    typeof item.previousEncryptedSecret === 'string' &&
+    endpoint.previousSecretExpiresAt !== null &&
+    Date.parse(endpoint.previousSecretExpiresAt) > now.getTime();
+  const [secret, previousSecret] = await Promise.all([
+    secretCipher().decrypt(String(item.encryptedSecret), context),
+    overlapping ? secretCipher().decrypt(String(item.previousEncryptedSecret), context) : undefined,
+  ]);
+  return { endpoint, secret, ...(previousSecret === undefined ? {} : { previousSecret }) };
+}
+
+export interface WebhookEndpointChange {
+  url?: string;
+  events?: WebhookEventName[];
+  /** null removes it. */
+  description?: string | null;
+  enabled?: boolean;
+}
+
+/**
+ * Applies an owner's change and returns the endpoint as it now is. Enabling clears the reason and
+ * the failure streak (the `failing` clock starts again); disabling by hand keeps an earlier
+ * reason and time (an endpoint that answered 410 stays `gone`).
+ */
+export async function updateWebhookEndpoint(
+  organisationId: string,
+  id: string,
+  change: WebhookEndpointChange,
+  now = new Date(),
+): Promise<WebhookEndpoint> {
+  const sets: string[] = [];
+  const removes: string[] = [];
+  const values: Record<string, unknown> = {};
+  if (change.url !== undefined) {
+    sets.push('#url = :url');
+    values[':url'] = change.url;
+  }
+  if (change.events !== undefined) {
+    sets.push('events = :events');
+    values[':events'] = [...new Set(change.events)];
+  }
+  if (change.description === null) removes.push('description');
+  else if (change.description !== undefined) {
+    sets.push('description = :description');
+    values[':description'] = change.description;
+  }
+  if (change.enabled === true) removes.push('disabledAt', 'disabledReason', 'failingSince');
+  if (change.enabled === false) {
+    sets.push(
+      'disabledAt = if_not_exists(disabledAt, :now)',
+      'disabledReason = if_not_exists(disabledReason, :manual)',
+    );
+    Object.assign(values, { ':now': now.toISOString(), ':manual': 'manual' satisfies DisabledReason });
+  }
+  const expression = [
+    sets.length > 0 ? `SET ${sets.join(', ')}` : '',
+    removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '',
+  ].join(' ');
+  try {
+    const { Attributes } = await dynamodb().send(
+      new UpdateItemCommand({
+        TableName: tableName(),
+        Key: marshall(keys.webhookEndpoint(organisationId, id)),
+        // An empty change still answers the endpoint as it is (and 404 when there is none).
+        UpdateExpression: expression.trim() === '' ? 'SET id = id' : expression.trim(),
+        ConditionExpression: 'attribute_exists(pk)',
+        ...(change.url !== undefined ? { ExpressionAttributeNames: { '#url': 'url' } } : {}),
+        ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: marshall(values) } : {}),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toEndpoint(unmarshall(Attributes ?? {}));
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) throw new NotFoundError('Webhook endpoint');
+    throw error;
+  }
+}
+
+/**
+ * A new secret and the write that makes it the signing one. For `overlapHours` the secret it
+ * replaces keeps signing beside it; with 0 it stops at once. A secret that was itself still in its
+ * overlap (a second rotation within the overlap) stops at once: only two secrets ever sign.
+ * The write is conditional on the secret read, so two rotations at once cannot both win.
+ */
+export async function prepareSecretRotation(
+  organisationId: string,
+  id: string,
+  overlapHours: number,
+  now = new Date(),
+): Promise<{ endpoint: WebhookEndpoint; secret: string; write: TransactionItem }> {
+  const item = await getItem(organisationId, id);
+  if (!item) throw new NotFoundError('Webhook endpoint');
+  const current = toEndpoint(item);
+  const secret = newSigningSecret();
+  const encryptedSecret = await secretCipher().encrypt(secret, cipherContext(current));
+  const previousSecretExpiresAt =
+    overlapHours > 0 ? new Date(now.getTime() + overlapHours * 3_600_000).toISOString() : null;
+  const update =
+    previousSecretExpiresAt === null
+      ? 'SET encryptedSecret = :new REMOVE previousEncryptedSecret, previousSecretExpiresAt'
+      : 'SET encryptedSecret = :new, previousEncryptedSecret = :old, previousSecretExpiresAt = :until';
+  const write: TransactionItem = {
+    write: {
+      Update: {
+        TableName: tableName(),
+        Key: marshall(keys.webhookEndpoint(organisationId, id)),
+        UpdateExpression: update,
+        ConditionExpression: 'encryptedSecret = :old',
+        ExpressionAttributeValues: marshall({
+          ':new': encryptedSecret,
+          ':old': String(item.encryptedSecret),
+          ...(previousSecretExpiresAt === null ? {} : { ':until': previousSecretExpiresAt }),
+        }),
+      },
+    },
+    onConditionFailed: () =>
+      new ConflictError(
+        'The endpoint was rotated or removed meanwhile; read it and rotate again.',
+        'conflict',
+      ),
   };
+  return { endpoint: { ...current, previousSecretExpiresAt }, secret, write };
+}
+
+/**
+ * Starts the failure streak at `now` unless one is running, and answers since when it runs: what
+ * the `failing` disable counts from.
+ */
+export async function noteEndpointFailure(
+  organisationId: string,
+  id: string,
+  now = new Date(),
+): Promise<string> {
+  try {
+    const { Attributes } = await dynamodb().send(
+      new UpdateItemCommand({
+        TableName: tableName(),
+        Key: marshall(keys.webhookEndpoint(organisationId, id)),
+        UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: marshall({ ':now': now.toISOString() }),
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return String(unmarshall(Attributes ?? {}).failingSince ?? now.toISOString());
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return now.toISOString();
+    throw error;
+  }
+}
+
+/** A success ends the failure streak. */
+export async function clearEndpointFailure(organisationId: string, id: string): Promise<void> {
+  try {
+    await dynamodb().send(
+      new UpdateItemCommand({
+        TableName: tableName(),
+        Key: marshall(keys.webhookEndpoint(organisationId, id)),
+        UpdateExpression: 'REMOVE failingSince',
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailure(error)) throw error;
+  }
 }
 
 export async function deleteWebhookEndpoint(organisationId: string, id: string): Promise<void> {
@@ -160,11 +334,14 @@ export async function deleteWebhookEndpoint(organisationId: string, id: string):
   }
 }
 
-/** A subscriber's 410 Gone: no more deliveries until the endpoint is registered again. */
+/**
+ * A subscriber's 410 Gone (`gone`) or a long failure streak (`failing`): its later events are logged
+ * `skipped` until its owner enables it again.
+ */
 export async function disableWebhookEndpoint(
   organisationId: string,
   id: string,
-  reason: string,
+  reason: DisabledReason,
   now = new Date(),
 ) {
   try {
@@ -199,8 +376,11 @@ function toEndpoint(item: Record<string, unknown>): WebhookEndpoint {
     organisationId: String(item.organisationId),
     url: String(item.url),
     events: (item.events as WebhookEventName[]) ?? [],
+    description: (item.description as string | undefined) ?? null,
     createdAt: String(item.createdAt),
     disabledAt: (item.disabledAt as string | undefined) ?? null,
-    disabledReason: (item.disabledReason as string | undefined) ?? null,
+    disabledReason: disabledReasonOf(item.disabledReason, item.disabledAt),
+    failingSince: (item.failingSince as string | undefined) ?? null,
+    previousSecretExpiresAt: (item.previousSecretExpiresAt as string | undefined) ?? null,
   };
 }

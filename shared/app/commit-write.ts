@@ -49,6 +49,8 @@ export async function commitWrite(
   const all = idempotency
     ? [...items, await idempotencyWrite(request.organisationId, idempotency, response, cipher)]
     : items;
+  // A request that changes no item (it only sends) and has no key to remember: nothing to write.
+  if (all.length === 0) return response;
   try {
     await commitTransaction(all);
     return response;

@@ -1,4 +1,4 @@
-import type { WebhookEventName } from './webhook-events.js';
+import type { DeliveryEventName } from './webhook-events.js';
 
 export type DeliveryOutcome = 'succeeded' | 'retry_scheduled' | 'failed' | 'endpoint_disabled' | 'skipped';
 
@@ -8,8 +8,11 @@ export interface DeliveryAttempt {
   endpointId: string;
   deliveryId: string;
   eventId: string;
-  event: WebhookEventName;
-  /** SQS's receive count; restarts at 1 after a redrive from the dead-letter queue. */
+  event: DeliveryEventName;
+  /**
+   * This attempt's number, counting every earlier attempt of the delivery (automatic, redriven,
+   * redelivered); 1 on the first. A `skipped` entry carries the number the next real attempt will.
+   */
   attempt: number;
   /** ISO 8601 UTC, when the attempt started. */
   at: string;

@@ -22,10 +22,22 @@ export function isWebhookEventName(name: string): name is WebhookEventName {
   return Object.hasOwn(WEBHOOK_EVENTS, name);
 }
 
+/**
+ * `POST /webhooks/{id}/test` sends this to one endpoint. It is no subscription (it is not in
+ * WEBHOOK_EVENTS): an endpoint gets it only when its owner asks, whatever events it takes.
+ */
+export const TEST_EVENT = 'webhook.test' as const;
+/** Every event a delivery can carry. */
+export type DeliveryEventName = WebhookEventName | typeof TEST_EVENT;
+export const DELIVERY_EVENT_NAMES: readonly DeliveryEventName[] = [...WEBHOOK_EVENT_NAMES, TEST_EVENT];
+
+const resourceKeyOf = (event: DeliveryEventName): string =>
+  event === TEST_EVENT ? 'webhook' : WEBHOOK_EVENTS[event];
+
 /** An event as the outbox records it, before it is fanned out to endpoints. */
 export interface DomainEvent {
   eventId: string;
-  event: WebhookEventName;
+  event: DeliveryEventName;
   organisationId: string;
   occurredAt: string;
   /** The resource as subscribers see it: ids and non-personal fields only. */
@@ -39,6 +51,11 @@ export interface DomainEvent {
 export interface DeliveryMessage extends DomainEvent {
   deliveryId: string;
   endpointId: string;
+  /**
+   * One attempt and no automatic retries (a test send, a redeliver): its outcome is logged and a
+   * failure is final. Left out for every other delivery, which follows the retry schedule.
+   */
+  once?: boolean;
 }
 
 /** The exact JSON a subscriber receives; `attempt` is 1 on the first try. */
@@ -46,7 +63,7 @@ export function webhookBody(message: DomainEvent, attempt: number): string {
   return JSON.stringify({
     event: message.event,
     organisationId: message.organisationId,
-    [WEBHOOK_EVENTS[message.event]]: message.data,
+    [resourceKeyOf(message.event)]: message.data,
     attempt,
   });
 }

@@ -44,11 +44,17 @@ export interface DeliveryToSign {
   timestampSeconds: number;
   /** The literal in the header names: `x-<serviceName>-signature`. */
   serviceName: string;
+  /**
+   * The secret a rotation replaced, while its overlap lasts: the delivery is signed with both, so
+   * a subscriber verifies with either while it switches.
+   */
+  previousSecret?: string;
 }
 
 /** Every header of one delivery attempt, names in lower case. */
 export function webhookHeaders(delivery: DeliveryToSign): Record<string, string> {
-  const { secret, deliveryId, event, body, timestampSeconds, serviceName } = delivery;
+  const { secret, deliveryId, event, body, timestampSeconds, serviceName, previousSecret } = delivery;
+  const standard = signStandardWebhook(secret, deliveryId, timestampSeconds, body);
   return {
     'content-type': 'application/json',
     'user-agent': `${serviceName}-webhooks/1.0`,
@@ -57,6 +63,13 @@ export function webhookHeaders(delivery: DeliveryToSign): Record<string, string>
     [`x-${serviceName}-signature`]: signPayload(secret, body),
     'webhook-id': deliveryId,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': signStandardWebhook(secret, deliveryId, timestampSeconds, body),
+    // Standard Webhooks lists several signatures space-separated; a verifier accepts any one.
+    'webhook-signature':
+      previousSecret === undefined
+        ? standard
+        : `${standard} ${signStandardWebhook(previousSecret, deliveryId, timestampSeconds, body)}`,
+    ...(previousSecret === undefined
+      ? {}
+      : { [`x-${serviceName}-signature-previous`]: signPayload(previousSecret, body) }),
   };
 }

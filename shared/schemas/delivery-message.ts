@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import {
+  DELIVERY_EVENT_NAMES,
+  type DeliveryEventName,
   type DeliveryMessage,
-  WEBHOOK_EVENT_NAMES,
-  type WebhookEventName,
 } from '../domain/webhook-events.js';
 
 const id = () => z.string().check(z.minLength(1), z.maxLength(200));
@@ -12,10 +12,11 @@ const deliveryMessageSchema = z.object({
   deliveryId: id(),
   endpointId: id(),
   eventId: id(),
-  event: z.enum(WEBHOOK_EVENT_NAMES as [WebhookEventName, ...WebhookEventName[]]),
+  event: z.enum(DELIVERY_EVENT_NAMES as [DeliveryEventName, ...DeliveryEventName[]]),
   organisationId: id(),
   occurredAt: z.string(),
   data: z.record(z.string(), z.unknown()),
+  once: z.optional(z.boolean()),
 });
 
 /** The message, or undefined when the body is not JSON of that shape. */

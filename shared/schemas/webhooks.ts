@@ -2,7 +2,14 @@ import * as z from 'zod/mini';
 import { CATEGORIES, SEVERITIES, STATUSES } from '../domain/incident.js';
 import { MAX_DELIVERY_ATTEMPTS } from '../domain/retry-schedule.js';
 import { MAX_PAYOUT_HOURS } from '../domain/timebank.js';
-import { WEBHOOK_EVENT_NAMES, WEBHOOK_EVENTS, type WebhookEventName } from '../domain/webhook-events.js';
+import {
+  DELIVERY_EVENT_NAMES,
+  type DeliveryEventName,
+  TEST_EVENT,
+  WEBHOOK_EVENT_NAMES,
+  WEBHOOK_EVENTS,
+  type WebhookEventName,
+} from '../domain/webhook-events.js';
 import { calendarDate, described, instant, uuid } from './common.js';
 
 /**
@@ -106,8 +113,8 @@ function payloadSchema<E extends WebhookEventName>(event: E) {
       event: z.literal(event),
       organisationId: uuid('The organisation the event belongs to.'),
       [resourceKey]: resources[resourceKey],
-      attempt: described(z.int().check(z.minimum(1), z.maximum(MAX_DELIVERY_ATTEMPTS)), {
-        description: `Delivery attempt, 1 on the first try; up to ${MAX_DELIVERY_ATTEMPTS} (${MAX_DELIVERY_ATTEMPTS - 1} retries).`,
+      attempt: described(z.int().check(z.minimum(1)), {
+        description: `This attempt of this delivery, counting every earlier one (automatic, redriven or redelivered); 1 on the first try. The automatic schedule makes ${MAX_DELIVERY_ATTEMPTS}; a redrive from the dead-letter queue gives ${MAX_DELIVERY_ATTEMPTS} more (numbered on: ${MAX_DELIVERY_ATTEMPTS + 1}…${2 * MAX_DELIVERY_ATTEMPTS}), a redeliver one. Bounded below only.`,
       }),
     }),
     { id: pascal(event), description: EVENT_DESCRIPTIONS[event] },
@@ -128,6 +135,19 @@ export const webhookPayloadSchemas = Object.fromEntries(
 
 export const webhookEventDescriptions = EVENT_DESCRIPTIONS;
 
+/** What `POST /webhooks/{id}/test` sends: to that endpoint alone; no endpoint subscribes to it. */
+export const webhookTestPayloadSchema = described(
+  z.strictObject({
+    event: z.literal(TEST_EVENT),
+    organisationId: uuid('The organisation the endpoint belongs to.'),
+    webhook: z.strictObject({ id: uuid('The endpoint the test was sent to.') }),
+    attempt: described(z.int().check(z.minimum(1)), {
+      description: 'This attempt of the test delivery, 1 on the first.',
+    }),
+  }),
+  { id: 'WebhookTestPayload', description: 'A test event, sent when the endpoint owner asks for one.' },
+);
+
 /** The delivery headers, with `service` standing for the deployment's SERVICE_NAME. */
 export function webhookHeaderSchema(service = 'service') {
   return z.strictObject({
@@ -136,7 +156,7 @@ export function webhookHeaderSchema(service = 'service') {
         "`sha256=` and the lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the endpoint's secret string (as GitHub's X-Hub-Signature-256). Verify over the raw body, in constant time.",
     }),
     [`x-${service}-event`]: described(
-      z.enum(WEBHOOK_EVENT_NAMES as [WebhookEventName, ...WebhookEventName[]]),
+      z.enum(DELIVERY_EVENT_NAMES as [DeliveryEventName, ...DeliveryEventName[]]),
       {
         description: 'The event name.',
       },
@@ -153,8 +173,16 @@ export function webhookHeaderSchema(service = 'service') {
       z.string().check(z.regex(/^v1,[A-Za-z0-9+/]+=*( v1,[A-Za-z0-9+/]+=*)*$/)),
       {
         description:
-          'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64-decoded part of the `whsec_` secret.',
+          'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64-decoded part of the `whsec_` secret. During a secret rotation\'s overlap, two space-separated signatures: `v1,<new> v1,<old>`.',
       },
+    ),
+    [`x-${service}-signature-previous`]: z.optional(
+      described(z.string().check(z.regex(/^sha256=[0-9a-f]{64}$/)), {
+        description:
+          "Only during a secret rotation's overlap: the same signature as `x-" +
+          service +
+          '-signature`, keyed with the previous secret.',
+      }),
     ),
   });
 }

@@ -61,6 +61,24 @@ export const GRANTS = {
   'webhooks-list': { ...API, table: LIST },
   // Reads the endpoint (404 for another organisation's), then Queries its delivery log.
   'webhook-deliveries-list': { ...API, table: ['dynamodb:GetItem', 'dynamodb:Query'] },
+  'webhook-get': { ...API, table: READ_ONE },
+  // Reads the endpoint (404 before the body is looked at), then one conditional UpdateItem that
+  // answers it as it now is.
+  'webhook-update': { ...API, table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+  // Reads the endpoint and puts the one test delivery on the bus (like the relay, to the delivery
+  // queue); a request with an Idempotency-Key also stores its answer (Put) or replays it (Get).
+  'webhook-test': { ...API, table: WRITE, eventBus: ['events:PutEvents'] },
+  // Reads the endpoint and its encrypted secret, encrypts the new one, writes both in one transaction
+  // (Update) with the replayable answer (Put, encrypted: it holds the secret; Get and Decrypt to replay it).
+  'webhook-rotate-secret': {
+    ...API,
+    table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    signingKey: ['kms:Encrypt', 'kms:Decrypt'],
+  },
+  // Reads the endpoint and the delivery's kept event, puts one attempt of it on the bus.
+  'webhook-redeliver': { ...API, table: WRITE, eventBus: ['events:PutEvents'] },
+  // Reads the endpoint, Queries its delivery records, puts each recoverable one on the bus.
+  'webhook-recover': { ...API, table: [...WRITE, 'dynamodb:Query'], eventBus: ['events:PutEvents'] },
   // Member statistics: one Query of the organisation's statistics partition.
   'member-statistics': { ...API, table: LIST },
   // A member and its counters in one transaction (Put, Update), plus a stored idempotent response (Get).

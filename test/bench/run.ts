@@ -6,6 +6,7 @@ import { startBenchStack } from './bench-stack.js';
 import { benchBundles, functionFolders } from './bundle-bench.js';
 import { cleanUp, cleanUpOnSignals } from './cleanup.js';
 import { benchHttp } from './http-bench.js';
+import { managedWebhookSection } from './managed-webhook-bench.js';
 import { bundleSection, httpSection, webhookSection } from './report.js';
 import { scenarios } from './scenarios.js';
 import { BUNDLE_TARGETS, INIT_RUNS, LOAD, WEBHOOK_LOAD, WEBHOOK_TARGETS } from './settings.js';
@@ -64,6 +65,8 @@ async function main(): Promise<number> {
       httpSection(http, PROCESS_MODEL),
       '',
       webhookSection(webhooks),
+      '',
+      managedWebhookSection(webhooks.managed),
       '',
       bundleSection(bundles),
       '',

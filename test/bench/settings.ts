@@ -62,3 +62,14 @@ export const WEBHOOK_LOAD = {
   /** sendWebhook calls to a subscriber that never answers (side by side) and to one that never ends its answer. */
   cutoffRuns: 10,
 } as const;
+
+/** Issue 13: a test send reaches a local receiver; a recover keeps up with fresh events. */
+export const MANAGED_WEBHOOK_TARGETS = { testSendP50Ms: 300, recoverToFreshRatio: 0.5 } as const;
+
+export const MANAGED_WEBHOOK_LOAD = {
+  /** POST /webhooks/{id}/test one at a time, each awaited at the receiver; the warm-up ones are dropped. */
+  testWarmup: 5,
+  testSends: 50,
+  /** Events skipped while their endpoint is disabled, then recovered by one call. */
+  recoverDeliveries: 1000,
+} as const;

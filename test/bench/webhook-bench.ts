@@ -20,6 +20,7 @@ import { type BenchStack, benchTempDir, newCaller } from './bench-stack.js';
 import { onCleanup } from './cleanup.js';
 import { type DeliveryFloorResult, runDeliveryFloor } from './delivery-floor-process.js';
 import { percentile } from './load.js';
+import { benchManagedWebhooks, type ManagedWebhookReport } from './managed-webhook-bench.js';
 import type { BenchCaller } from './scenarios.js';
 import { applyInBulk } from './seed.js';
 import { WEBHOOK_LOAD, WEBHOOK_TARGETS } from './settings.js';
@@ -91,6 +92,7 @@ export interface WebhookReport {
     ratio: number;
   };
   cutoffs: CutoffFigures;
+  managed: ManagedWebhookReport;
   sink: { badSignatures: number; malformed: number; duplicates: number };
   /** Missing webhooks, refused requests, bad signatures: the figures measured something else. */
   failures: string[];
@@ -483,6 +485,8 @@ export async function benchWebhooks(stack: BenchStack, log: (line: string) => vo
   const failures: string[] = [];
   const latency = await measureLatency(stack, sink, log, failures);
   const stackRun = await measureStackDeliveries(stack, sink, log, failures);
+  const managed = await benchManagedWebhooks(stack, sink, stackRun.deliveriesPerSecond, log);
+  failures.push(...managed.failures);
   const floorRun = await measureFloorDeliveries(sink, log, failures);
   const alarms = await measureDeadlineAlarms(stack, sink, log, failures);
   const senderCutoffs = await measureSenderCutoffs(log, failures);
@@ -499,6 +503,7 @@ export async function benchWebhooks(stack: BenchStack, log: (line: string) => vo
       ratio: stackRun.deliveriesPerSecond / floorRun.deliveriesPerSecond,
     },
     cutoffs: { alarms, ...senderCutoffs },
+    managed,
     sink: { ...problems, duplicates: sink.duplicates() },
     failures,
   };

@@ -77,3 +77,20 @@ describe('POST /webhooks on a stack that does not allow private URLs', () => {
     expect(listed.data.map((endpoint) => endpoint.url)).toEqual([url]);
   });
 });
+
+describe('PATCH /webhooks/{id} on a stack that does not allow private URLs', () => {
+  it('refuses a new private URL with 400 as at registration, and keeps the old one', async () => {
+    const url = 'https://hooks.example.com/patched';
+    const created = (await (await request('POST', '/webhooks', { url })).json()) as { id: string };
+    const refused = await request('PATCH', `/webhooks/${created.id}`, { url: 'https://10.0.0.7/hooks' });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      code: 'validation_failed',
+      errors: [
+        { field: 'url', message: 'The webhook URL must point to a public address, not a private one.' },
+      ],
+    });
+    const kept = (await (await request('GET', `/webhooks/${created.id}`)).json()) as { url: string };
+    expect(kept.url).toBe(url);
+  });
+});

@@ -55,6 +55,12 @@ const COMMANDS = [
   'token list',
   'token revoke',
   'webhook add',
+  'webhook list',
+  'webhook show',
+  'webhook enable',
+  'webhook disable',
+  'webhook test',
+  'webhook recover',
   'dlq list',
   'dlq redrive',
 ];

@@ -114,6 +114,9 @@ describe('the request examples of the OpenAPI document', () => {
         'POST /incidents/{id}/data-subject-communication',
         'GET /webhooks',
         'GET /webhooks/{id}/deliveries',
+        'PATCH /webhooks/{id}',
+        'POST /webhooks/{id}/rotate-secret',
+        'POST /webhooks/{id}/recover',
         'POST /contributions',
         'POST /events',
         'POST /impact',
@@ -166,6 +169,23 @@ describe('the request examples of the OpenAPI document', () => {
       find('GET', '/webhooks/{id}/deliveries'),
       `/webhooks/${endpoint.id}/deliveries`,
       hooks.reader,
+      ids,
+    );
+    await send(find('PATCH', '/webhooks/{id}'), `/webhooks/${endpoint.id}`, hooks.writer, ids);
+    await send(
+      find('POST', '/webhooks/{id}/rotate-secret'),
+      `/webhooks/${endpoint.id}/rotate-secret`,
+      hooks.writer,
+      ids,
+    );
+    // A fixed example instant cannot stay within the 90-day retention as time passes: the example
+    // is checked for its shape, and sent with an instant of an hour ago.
+    const recover = find('POST', '/webhooks/{id}/recover');
+    expect(recover.body).toEqual({ since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    await send(
+      { ...recover, body: { since: new Date(Date.now() - 3_600_000).toISOString() } },
+      `/webhooks/${endpoint.id}/recover`,
+      hooks.writer,
       ids,
     );
     expect((await call(`/webhooks/${endpoint.id}`, { method: 'DELETE', token: hooks.writer })).status).toBe(

@@ -23,8 +23,15 @@ const adapters = vi.hoisted(() => ({
 
 vi.mock('../../shared/adapters/webhook-sender.js', () => ({ sendWebhook: adapters.send }));
 vi.mock('../../shared/adapters/delivery-log.js', () => ({ recordAttempt: async () => undefined }));
+vi.mock('../../shared/adapters/delivery-records.js', () => ({
+  beginAttempt: async () => 1,
+  noteSkipped: async () => 1,
+  finishAttempt: async () => undefined,
+}));
 vi.mock('../../shared/adapters/webhook-endpoint-store.js', () => ({
   disableWebhookEndpoint: async () => undefined,
+  noteEndpointFailure: async () => new Date().toISOString(),
+  clearEndpointFailure: async () => undefined,
   getWebhookEndpointWithSecret: async () =>
     adapters.endpointFound.value
       ? {
@@ -33,9 +40,12 @@ vi.mock('../../shared/adapters/webhook-endpoint-store.js', () => ({
             organisationId: 'org-1',
             url: 'https://example.org/hooks',
             events: [],
+            description: null,
             createdAt: '2026-11-01T00:00:00.000Z',
             disabledAt: null,
             disabledReason: null,
+            failingSince: null,
+            previousSecretExpiresAt: null,
           },
           secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
         }

@@ -9,8 +9,11 @@ const endpoint = (events: WebhookEndpoint['events'], disabledAt: string | null =
   url: 'https://example.test/hook',
   events,
   createdAt: '2026-01-01T00:00:00.000Z',
+  description: null,
   disabledAt,
-  disabledReason: null,
+  disabledReason: disabledAt === null ? null : 'manual',
+  failingSince: null,
+  previousSecretExpiresAt: null,
 });
 
 describe('webhook events', () => {
@@ -46,11 +49,22 @@ describe('webhook events', () => {
     });
   });
 
-  it('reach an endpoint that subscribes to them, unless it is disabled', () => {
+  it('reach an endpoint that subscribes to them, also a disabled one (there they are logged skipped)', () => {
     expect(subscribes(endpoint([]), 'member.created')).toBe(true);
     expect(subscribes(endpoint(['incident.closed']), 'incident.closed')).toBe(true);
     expect(subscribes(endpoint(['incident.closed']), 'incident.declared')).toBe(false);
-    expect(subscribes(endpoint([], '2026-01-02T00:00:00.000Z'), 'member.created')).toBe(false);
+    expect(subscribes(endpoint([], '2026-01-02T00:00:00.000Z'), 'member.created')).toBe(true);
+  });
+
+  it('never fan webhook.test out: it goes to one endpoint when its owner asks', () => {
+    expect(subscribes(endpoint([]), 'webhook.test')).toBe(false);
+    const body = { eventId: 'ev', organisationId: 'o1', occurredAt: '2026-01-01T00:00:00.000Z' };
+    expect(JSON.parse(webhookBody({ ...body, event: 'webhook.test', data: { id: 'e1' } }, 1))).toEqual({
+      event: 'webhook.test',
+      organisationId: 'o1',
+      webhook: { id: 'e1' },
+      attempt: 1,
+    });
   });
 
   it('get one delivery id per event and endpoint, the same however often it is derived', () => {

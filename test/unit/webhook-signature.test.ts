@@ -111,3 +111,46 @@ describe('the delivery headers', () => {
     expect(headers['x-service-signature']).toBeUndefined();
   });
 });
+
+describe('the delivery headers during a secret rotation', () => {
+  const current = newSigningSecret();
+  const previous = newSigningSecret();
+  const body = '{"event":"incident.declared","attempt":1}';
+  const timestampSeconds = Math.floor(Date.now() / 1000);
+  const headers = webhookHeaders({
+    secret: current,
+    previousSecret: previous,
+    deliveryId: 'd-1',
+    event: 'incident.declared',
+    body,
+    timestampSeconds,
+    serviceName: 'service',
+  });
+
+  it('sign with the new secret and, beside it, the previous one in both schemes', async () => {
+    expect(await verify(current, body, headers['x-service-signature'] ?? '')).toBe(true);
+    expect(await verify(previous, body, headers['x-service-signature-previous'] ?? '')).toBe(true);
+    expect(headers['webhook-signature']).toBe(
+      `${signStandardWebhook(current, 'd-1', timestampSeconds, body)} ${signStandardWebhook(previous, 'd-1', timestampSeconds, body)}`,
+    );
+  });
+
+  it('verify with either secret in the standardwebhooks library, and with no other', () => {
+    for (const secret of [current, previous])
+      expect(() => new Webhook(secret).verify(body, headers)).not.toThrow();
+    expect(() => new Webhook(newSigningSecret()).verify(body, headers)).toThrow();
+  });
+
+  it('carry no previous signature outside an overlap', () => {
+    const single = webhookHeaders({
+      secret: current,
+      deliveryId: 'd-1',
+      event: 'incident.declared',
+      body,
+      timestampSeconds,
+      serviceName: 'service',
+    });
+    expect(single['x-service-signature-previous']).toBeUndefined();
+    expect(single['webhook-signature']).toMatch(/^v1,\S+$/);
+  });
+});
