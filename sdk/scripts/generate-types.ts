@@ -15,7 +15,8 @@ export const TYPES_FILE = join(sdkRoot, 'src', 'generated', 'openapi.ts');
 export async function generateTypes(documentFile = DOCUMENT_FILE): Promise<string> {
   const document = JSON.parse(readFileSync(documentFile, 'utf8'));
   // No redocly config: the root redocly.yaml holds lint rules for the document, not generation settings.
-  const ast = await openapiTS(document, { redocly: undefined });
+  // defaultNonNullable off: a request field with a default (e.g. an event's `public`) may be left out.
+  const ast = await openapiTS(document, { redocly: undefined, defaultNonNullable: false });
   return `${COMMENT_HEADER}${astToString(ast)}`;
 }
 

@@ -736,7 +736,7 @@ export interface components {
              * @description Whether GET /events lists the event. Default true.
              * @default true
              */
-            public: boolean;
+            public?: boolean;
         };
         /** @description A social-impact report to publish; it becomes the latest. */
         NewImpactReport: {
