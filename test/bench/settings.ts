@@ -62,3 +62,9 @@ export const WEBHOOK_LOAD = {
   /** sendWebhook calls to a subscriber that never answers (side by side) and to one that never ends its answer. */
   cutoffRuns: 10,
 } as const;
+
+/** Issue 14: the SDK's built client (minified, without types) and one webhook verification. */
+export const SDK_TARGETS = { maxKiB: 15, maxVerifyMs: 0.1 } as const;
+
+/** Verifications timed per variant, after as many to warm up. */
+export const SDK_VERIFY_RUNS = 20_000;
