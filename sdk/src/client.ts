@@ -100,12 +100,16 @@ export function createClient(options: ClientOptions): MisClient {
     DELETE: call('DELETE'),
     async *paginate(path: string, init?: UntypedInit) {
       let cursor: string | null | undefined;
+      const seen = new Set<string>();
       do {
         const query = { ...init?.params?.query, ...(cursor ? { cursor } : {}) };
         const { data } = await untyped.GET(path, { ...init, params: { ...init?.params, query } });
         const page = data as { data: unknown[]; nextCursor: string | null };
         yield* page.data;
         cursor = page.nextCursor;
+        // A cursor seen before would page forever: stop with an error rather than loop.
+        if (cursor && seen.has(cursor)) throw new Error(`${path} answered the cursor of an earlier page again`);
+        if (cursor) seen.add(cursor);
       } while (cursor);
     },
   };
