@@ -40,10 +40,12 @@ type Call<M extends Method> = <P extends Paths<M>, I extends Init<P, M>>(
 
 /** GET paths whose answer is one page of a list: `{data: [...], nextCursor}`. */
 export type ListPath = {
-  [P in Paths<'get'>]: PageOf<P> extends { data: readonly unknown[]; nextCursor: unknown } ? P : never;
+  [P in Paths<'get'>]: [PageOf<P>] extends [never] ? never : P;
 }[Paths<'get'>];
 
-type PageOf<P extends Paths<'get'>> = Awaited<Called<P, 'get', Init<P, 'get'>>>['data'];
+type PageShape = { data: readonly unknown[]; nextCursor: unknown };
+/** The JSON page among the answer's forms (a list may also answer CSV, typed `string`). */
+type PageOf<P extends Paths<'get'>> = Extract<Awaited<Called<P, 'get', Init<P, 'get'>>>['data'], PageShape>;
 
 /** The item type of a list path. */
 export type ListItem<P extends ListPath> = PageOf<P> extends { data: readonly (infer T)[] } ? T : never;
@@ -108,7 +110,8 @@ export function createClient(options: ClientOptions): MisClient {
         yield* page.data;
         cursor = page.nextCursor;
         // A cursor seen before would page forever: stop with an error rather than loop.
-        if (cursor && seen.has(cursor)) throw new Error(`${path} answered the cursor of an earlier page again`);
+        if (cursor && seen.has(cursor))
+          throw new Error(`${path} answered the cursor of an earlier page again`);
         if (cursor) seen.add(cursor);
       } while (cursor);
     },
