@@ -9,7 +9,16 @@ import { benchHttp } from './http-bench.js';
 import { managedWebhookSection } from './managed-webhook-bench.js';
 import { bundleSection, httpSection, webhookSection } from './report.js';
 import { scenarios } from './scenarios.js';
-import { BUNDLE_TARGETS, INIT_RUNS, LOAD, WEBHOOK_LOAD, WEBHOOK_TARGETS } from './settings.js';
+import { benchSdk, sdkSection } from './sdk-bench.js';
+import {
+  BUNDLE_TARGETS,
+  INIT_RUNS,
+  LOAD,
+  SDK_TARGETS,
+  SDK_VERIFY_RUNS,
+  WEBHOOK_LOAD,
+  WEBHOOK_TARGETS,
+} from './settings.js';
 import { benchWebhooks } from './webhook-bench.js';
 
 /**
@@ -33,6 +42,8 @@ async function main(): Promise<number> {
   const functions = functionFolders([AUTHORIZER_FUNCTION, ...functionNames()]);
   progress(`bundling ${functions.join(', ')} and timing cold imports …`);
   const bundles = await benchBundles(functions);
+  progress('bundling the SDK and timing verifyWebhook …');
+  const sdk = await benchSdk();
   const stack = await startBenchStack(progress);
   const http = await benchHttp(stack, scenarios, progress);
   const webhooks = await benchWebhooks(stack, progress);
@@ -70,6 +81,8 @@ async function main(): Promise<number> {
       '',
       bundleSection(bundles),
       '',
+      sdkSection(sdk),
+      '',
       ...(failures.length > 0
         ? [
             '!!! MEASUREMENT FAILED: the figures above are incomplete or not valid:',
@@ -93,6 +106,7 @@ async function main(): Promise<number> {
         http: { load: LOAD, processModel: PROCESS_MODEL, ...http },
         webhooks: { targets: WEBHOOK_TARGETS, load: WEBHOOK_LOAD, ...webhooks },
         bundles: { targets: BUNDLE_TARGETS, initRuns: INIT_RUNS, ...bundles },
+        sdk: { targets: SDK_TARGETS, verifyRuns: SDK_VERIFY_RUNS, ...sdk },
         failures,
       },
       null,

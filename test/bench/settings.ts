@@ -73,3 +73,9 @@ export const MANAGED_WEBHOOK_LOAD = {
   /** Events skipped while their endpoint is disabled, then recovered by one call. */
   recoverDeliveries: 1000,
 } as const;
+
+/** Issue 14: the SDK's built client (minified, without types) and one webhook verification. */
+export const SDK_TARGETS = { maxKiB: 15, maxVerifyMs: 0.1 } as const;
+
+/** Verifications timed per variant, after as many to warm up. */
+export const SDK_VERIFY_RUNS = 20_000;
