@@ -4,16 +4,20 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createClient, RequestTimeoutError } from '../../sdk/src/index.js';
 import { baseUrl, incidentFields, unthrottledOrganisation } from '../support/api.js';
+import { forIncident } from '../support/marker.js';
 import { rejectionOf, sdkClient } from '../support/sdk.js';
-import { type Receiver, startReceiver } from '../support/webhook-receiver.js';
+import { waitFor } from '../support/wait.js';
+import { answer, type ReceivedWebhook, type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
 /** The SDK's typed client over real HTTP against the e2e stack, for every endpoint family. */
 let writer: ReturnType<typeof sdkClient>;
 let reader: ReturnType<typeof sdkClient>;
 let receiver: Receiver;
+let organisationId: string;
 
 beforeAll(async () => {
   const org = await unthrottledOrganisation();
+  organisationId = org.organisationId;
   writer = sdkClient(org.writer);
   reader = sdkClient(org.reader);
   receiver = await startReceiver();
@@ -156,6 +160,175 @@ describe('the SDK client, endpoint by endpoint', () => {
   });
 });
 
+describe('the SDK client on the breach record', () => {
+  it('amends with the ETag as If-Match, follows up a notification and records the Art. 34 decision', async () => {
+    const { data: declared } = await writer.client.POST('/incidents', { body: incidentFields() as never });
+    const path = { params: { path: { id: declared.id } } };
+    const { response: read } = await reader.client.GET('/incidents/{id}', path);
+    const etag = read.headers.get('etag') ?? '';
+    const { data: assessed, response } = await writer.client.PATCH('/incidents/{id}', {
+      ...path,
+      headers: { 'If-Match': etag },
+      body: { risk: { level: 'high', rationale: 'Health data.' }, measuresTaken: 'Remote wipe.' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('etag')).not.toBe(etag);
+    expect(assessed).toMatchObject({
+      risk: { level: 'high', rationale: 'Health data.' },
+      measuresTaken: 'Remote wipe.',
+      obligations: { dataSubjectCommunication: 'required' },
+    });
+    expect(assessed.history.at(-1)).toMatchObject({ fields: ['measuresTaken', 'risk'] });
+
+    // A follow-up needs the initial notification first.
+    const early = await rejectionOf(
+      writer.client.POST('/incidents/{id}/authority-updates', { ...path, body: { summary: 'Too early.' } }),
+    );
+    expect(early).toMatchObject({ status: 409, code: 'not_notified' });
+    await writer.client.POST('/incidents/{id}/notify', { ...path, body: { summary: 'Initial.' } });
+    const { data: followed } = await writer.client.POST('/incidents/{id}/authority-updates', {
+      ...path,
+      body: { reference: 'DPA-7', summary: 'No copies made.' },
+    });
+    expect(followed.authorityNotifications?.map((n) => n.phase)).toEqual(['initial', 'follow_up']);
+    expect(followed.authorityNotifications?.at(-1)).toMatchObject({
+      reference: 'DPA-7',
+      summary: 'No copies made.',
+    });
+
+    const { data: informed } = await writer.client.POST('/incidents/{id}/data-subject-communication', {
+      ...path,
+      body: { decision: 'communicated', channel: 'email' },
+    });
+    expect(informed).toMatchObject({
+      dataSubjectCommunication: { decision: 'communicated', channel: 'email' },
+      obligations: { dataSubjectCommunication: 'done' },
+    });
+  });
+
+  it('reads the report as JSON by default, and as an HTML page with parseAs text and Accept', async () => {
+    const { data: declared } = await writer.client.POST('/incidents', { body: incidentFields() as never });
+    const path = { params: { path: { id: declared.id } } };
+    const { data: report } = await reader.client.GET('/incidents/{id}/report', path);
+    expect(report).toMatchObject({ incidentId: declared.id, organisationId });
+    if (typeof report === 'string') throw new Error('the report came as text');
+    expect(report.sections.map((s) => s.key)).toEqual([
+      'nature',
+      'contact',
+      'consequences',
+      'measures',
+      'notification',
+      'data_subject_communication',
+    ]);
+    const { data: page, response } = await reader.client.GET('/incidents/{id}/report', {
+      ...path,
+      headers: { Accept: 'text/html' },
+      parseAs: 'text',
+    });
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page).toMatch(/^<!doctype html>/i);
+    expect(page).toContain('data-section="nature"');
+  });
+
+  it('pages through the breach register with for await, and reads it whole as CSV', async () => {
+    const own = await unthrottledOrganisation();
+    const ownWriter = sdkClient(own.writer);
+    const ownReader = sdkClient(own.reader);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await ownWriter.client.POST('/incidents', { body: incidentFields() as never })).data.id);
+    }
+    const newestFirst = [...ids].reverse();
+    const listed: string[] = [];
+    for await (const row of ownReader.client.paginate('/breach-register', {
+      params: { query: { limit: 2 } },
+    })) {
+      listed.push(row.id);
+    }
+    expect(listed).toEqual(newestFirst);
+    expect(ownReader.sent.map((s) => s.status)).toEqual([200, 200]);
+    expect(ownReader.sent.every((s) => s.path.includes('limit=2'))).toBe(true);
+    expect(ownReader.sent[1]?.path).toMatch(/[?&]cursor=/);
+
+    for (const init of [
+      { params: { query: { format: 'csv' as const } }, parseAs: 'text' as const },
+      { headers: { Accept: 'text/csv' }, parseAs: 'text' as const },
+    ]) {
+      const { data: csv, response } = await ownReader.client.GET('/breach-register', init);
+      expect(response.headers.get('content-type')).toMatch(/^text\/csv; charset=utf-8/);
+      const lines = String(csv).split('\r\n');
+      expect(lines[0]).toMatch(/^id,status,severity,category,/);
+      expect(lines.slice(1, -1).map((line) => line.split(',')[0])).toEqual(newestFirst);
+      expect(lines.at(-1)).toBe('');
+    }
+  });
+});
+
+describe('the SDK client on managed webhook endpoints', () => {
+  it('reads and changes an endpoint, sends a test, redelivers it, and recovers what was skipped', async () => {
+    const url = receiver.route('/managed', answer(200));
+    const atManaged = (w: ReceivedWebhook) => w.path === '/managed';
+    const { data: created } = await writer.client.POST('/webhooks', {
+      body: { url, events: ['incident.declared'] },
+    });
+    const path = { params: { path: { id: created.id } } };
+
+    const { data: shown } = await reader.client.GET('/webhooks/{id}', path);
+    expect(shown).toMatchObject({ id: created.id, url, status: 'enabled', events: ['incident.declared'] });
+    expect(shown).not.toHaveProperty('secret');
+    const { data: changed } = await writer.client.PATCH('/webhooks/{id}', {
+      ...path,
+      body: { description: 'Set up by the SDK', events: ['incident.declared', 'incident.closed'] },
+    });
+    expect(changed).toMatchObject({
+      description: 'Set up by the SDK',
+      events: ['incident.declared', 'incident.closed'],
+    });
+
+    const { data: test, response: accepted } = await writer.client.POST('/webhooks/{id}/test', path);
+    expect(accepted.status).toBe(202);
+    expect(test.deliveryId).toMatch(/^[0-9a-f-]{36}$/);
+    const sameDelivery = (w: ReceivedWebhook) =>
+      atManaged(w) && w.headers['x-service-delivery'] === test.deliveryId;
+    const [first] = await receiver.waitFor(1, sameDelivery);
+    expect(first?.body).toEqual({
+      event: 'webhook.test',
+      organisationId,
+      webhook: { id: created.id },
+      attempt: 1,
+    });
+
+    const { response: redelivered } = await writer.client.POST(
+      '/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+      { params: { path: { id: created.id, deliveryId: test.deliveryId } } },
+    );
+    expect(redelivered.status).toBe(202);
+    const both = await receiver.waitFor(2, sameDelivery);
+    expect(both.map((w) => w.body.attempt)).toEqual([1, 2]);
+
+    // Disabled: an event is logged as skipped; enabled again, recover sends it.
+    await writer.client.PATCH('/webhooks/{id}', { ...path, body: { enabled: false } });
+    const since = new Date(Date.now() - 1000).toISOString();
+    const { data: missed } = await writer.client.POST('/incidents', { body: incidentFields() as never });
+    await waitFor('the event logged as skipped', async () => {
+      for await (const attempt of reader.client.paginate('/webhooks/{id}/deliveries', path)) {
+        if (attempt.event === 'incident.declared' && attempt.outcome === 'skipped') return true;
+      }
+      return undefined;
+    });
+    expect(receiver.received.filter((w) => atManaged(w) && forIncident(missed.id)(w))).toEqual([]);
+    await writer.client.PATCH('/webhooks/{id}', { ...path, body: { enabled: true } });
+    const { data: recovered, response: recovering } = await writer.client.POST('/webhooks/{id}/recover', {
+      ...path,
+      body: { since },
+    });
+    expect(recovering.status).toBe(202);
+    expect(recovered).toEqual({ count: 1 });
+    const [sent] = await receiver.waitFor(1, (w) => atManaged(w) && forIncident(missed.id)(w));
+    expect(sent?.body).toMatchObject({ event: 'incident.declared', attempt: 1 });
+  });
+});
+
 describe('idempotency keys', () => {
   it('puts a fresh Idempotency-Key on every POST, and none on a GET', async () => {
     const { client, sent } = sdkClient((await unthrottledOrganisation()).writer);
@@ -239,36 +412,32 @@ describe('errors, thrown as one ApiError with the problem body', () => {
     expect(error.code).toBe('unsupported_media_type');
   });
 
-  it('412 and any other status from a problem body, from a server answering one (no endpoint answers 412 yet)', async () => {
-    // PATCH /incidents/{id} with a stale If-Match (issue 12) will answer 412 from the stack itself.
-    const server = createServer((_request, response) => {
-      response.writeHead(412, { 'content-type': 'application/problem+json' });
-      response.end(
-        JSON.stringify({
-          type: 'about:blank',
-          title: 'Precondition failed',
-          status: 412,
-          detail: 'stale',
-          code: 'precondition_failed',
-        }),
-      );
+  it('412 precondition_failed for a PATCH whose If-Match is stale, and nothing written', async () => {
+    const { data: declared } = await writer.client.POST('/incidents', { body: incidentFields() as never });
+    const path = { params: { path: { id: declared.id } } };
+    const etag = (await reader.client.GET('/incidents/{id}', path)).response.headers.get('etag') ?? '';
+    expect(etag).not.toBe('');
+    const { data: changed } = await writer.client.PATCH('/incidents/{id}', {
+      ...path,
+      headers: { 'If-Match': etag },
+      body: { measuresTaken: 'Passwords reset.' },
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    try {
-      const client = createClient({ baseUrl: `http://127.0.0.1:${port}/api/public/v1`, token: 'svc_a_b' });
-      const error = await rejectionOf(client.GET('/ping'));
-      expect(error).toMatchObject({
-        status: 412,
-        code: 'precondition_failed',
-        title: 'Precondition failed',
-        detail: 'stale',
-        errors: [],
-      });
-    } finally {
-      server.closeAllConnections();
-      server.close();
-    }
+    const error = await rejectionOf(
+      writer.client.PATCH('/incidents/{id}', {
+        ...path,
+        headers: { 'If-Match': etag },
+        body: { measuresTaken: 'Overwritten?' },
+      }),
+    );
+    expect(error).toMatchObject({
+      status: 412,
+      code: 'precondition_failed',
+      title: 'Precondition Failed',
+      method: 'PATCH',
+      errors: [],
+    });
+    expect(error.detail).toMatch(/ETag/);
+    expect((await reader.client.GET('/incidents/{id}', path)).data).toEqual(changed);
   });
 
   it('throws a RequestTimeoutError when an attempt has no answer within timeoutMs', async () => {
