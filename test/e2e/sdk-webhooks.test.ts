@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook, type WebhookEvent, WebhookVerificationError } from '../../sdk/src/index.js';
 import { newSigningSecret } from '../../shared/domain/webhook-endpoint.js';
 import { incidentFields, unthrottledOrganisation } from '../support/api.js';
+import { forIncident } from '../support/marker.js';
 import { sdkClient } from '../support/sdk.js';
-import { type ReceivedWebhook, type Receiver, startReceiver } from '../support/webhook-receiver.js';
-import { rotationOverlapHeaders } from '../support/webhook-rotation.js';
+import { answer, type ReceivedWebhook, type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
 /**
  * The SDK's verifier against real deliveries: the stack signs and POSTs every kind of event to a local
@@ -12,6 +12,8 @@ import { rotationOverlapHeaders } from '../support/webhook-rotation.js';
  */
 let receiver: Receiver;
 let secret: string;
+let client: ReturnType<typeof sdkClient>['client'];
+let organisationId: string;
 const EVERY_EVENT = [
   'incident.declared',
   'incident.contained',
@@ -26,7 +28,9 @@ const EVERY_EVENT = [
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  const { client } = sdkClient((await unthrottledOrganisation()).writer);
+  const org = await unthrottledOrganisation();
+  organisationId = org.organisationId;
+  client = sdkClient(org.writer).client;
   secret = (await client.POST('/webhooks', { body: { url: receiver.url } })).data.secret;
 
   const { data: incident } = await client.POST('/incidents', { body: incidentFields() as never });
@@ -100,15 +104,69 @@ describe('verifyWebhook on real deliveries', () => {
     );
   });
 
-  it('accepts the old and the new secret while a rotation overlaps, and refuses a third', () => {
-    // Hand-built overlap headers (rotate-secret does not exist yet): with it, take the delivery after a
-    // real POST /webhooks/{id}/rotate-secret and keep the assertions.
-    const newSecret = newSigningSecret();
-    const webhook = delivered('incident.closed');
-    const overlap = rotationOverlapHeaders(webhook, newSecret);
-    for (const key of [secret, newSecret]) {
-      expect(verifyWebhook(key, webhook.rawBody, overlap).event).toBe('incident.closed');
+  it('verifies a real webhook.test send and narrows it to the webhook.test payload', async () => {
+    const url = receiver.route('/test-send', answer(200));
+    const { data: endpoint } = await client.POST('/webhooks', { body: { url, events: ['member.created'] } });
+    const { data: sent } = await client.POST('/webhooks/{id}/test', {
+      params: { path: { id: endpoint.id } },
+    });
+    const [webhook] = await receiver.waitFor(
+      1,
+      (w) => w.path === '/test-send' && w.headers['webhook-id'] === sent.deliveryId,
+    );
+    const event = verifyWebhook(
+      endpoint.secret,
+      (webhook as ReceivedWebhook).rawBody,
+      webhook?.headers ?? {},
+    );
+    if (event.event !== 'webhook.test') throw new Error(`got ${event.event}`);
+    // Compiles only once narrowed: `webhook` is a field of the webhook.test payload alone.
+    expect(event.webhook.id).toBe(endpoint.id);
+    expect(event).toEqual({
+      event: 'webhook.test',
+      organisationId,
+      webhook: { id: endpoint.id },
+      attempt: 1,
+    });
+    expect(refusal(() => verifyWebhook(secret, webhook?.rawBody ?? '', webhook?.headers ?? {}))).toMatch(
+      /matches/,
+    );
+  });
+
+  it('after a real rotate-secret, accepts the old, the new and both during the overlap, and refuses a third', async () => {
+    const url = receiver.route('/rotation', answer(200));
+    const { data: endpoint } = await client.POST('/webhooks', {
+      body: { url, events: ['incident.declared'] },
+    });
+    const path = { params: { path: { id: endpoint.id } } };
+    const old = endpoint.secret;
+    const { data: rotated } = await client.POST('/webhooks/{id}/rotate-secret', { ...path, body: {} });
+    expect(rotated.secret).not.toBe(old);
+    const arrival = async () => {
+      const { data: incident } = await client.POST('/incidents', { body: incidentFields() as never });
+      const [webhook] = await receiver.waitFor(
+        1,
+        (w) => w.path === '/rotation' && forIncident(incident.id)(w),
+      );
+      return webhook as ReceivedWebhook;
+    };
+
+    const during = await arrival();
+    for (const key of [old, rotated.secret, [rotated.secret, old]]) {
+      expect(verifyWebhook(key, during.rawBody, during.headers).event).toBe('incident.declared');
     }
-    expect(refusal(() => verifyWebhook(newSigningSecret(), webhook.rawBody, overlap))).toMatch(/matches/);
+    const third = newSigningSecret();
+    expect(refusal(() => verifyWebhook(third, during.rawBody, during.headers))).toMatch(/matches/);
+
+    // overlapHours 0 (a leaked secret): only the newest signs from now on.
+    const { data: emergency } = await client.POST('/webhooks/{id}/rotate-secret', {
+      ...path,
+      body: { overlapHours: 0 },
+    });
+    const after = await arrival();
+    expect(verifyWebhook(emergency.secret, after.rawBody, after.headers).event).toBe('incident.declared');
+    for (const key of [rotated.secret, old]) {
+      expect(refusal(() => verifyWebhook(key, after.rawBody, after.headers))).toMatch(/matches/);
+    }
   });
 });

@@ -4,8 +4,8 @@ import { createHmac } from 'node:crypto';
  * The headers a delivery carries while its endpoint's secret is being rotated (INTERFACE.md, "Webhook
  * endpoints, managed"): `x-service-signature` with the new secret, `x-service-signature-previous` with the
  * old one, and `webhook-signature` carrying both (`v1,<new> v1,<old>`). Built here from a delivery signed
- * with the old secret, independently of the service's and the SDK's signing code, until
- * `POST /webhooks/{id}/rotate-secret` exists; a test of a real rotation then takes a real delivery instead.
+ * with the old secret, independently of the service's and the SDK's signing code, for the verifier's unit
+ * test; test/e2e/sdk-webhooks.test.ts verifies real deliveries after a real `POST /webhooks/{id}/rotate-secret`.
  */
 export function rotationOverlapHeaders(
   delivery: { headers: Record<string, string>; rawBody: string },
