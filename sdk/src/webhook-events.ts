@@ -6,23 +6,16 @@ type PayloadOf<K extends keyof webhooks> = webhooks[K] extends {
   ? Body
   : never;
 
-/** Every event the OpenAPI document describes under `webhooks`, by name: follows the document on regeneration. */
+/**
+ * Every event the OpenAPI document describes under `webhooks`, by name, `webhook.test` (sent by
+ * `POST /webhooks/{id}/test`) among them: follows the document on regeneration, nothing written by hand.
+ */
 export type DocumentedWebhookEvent = { [K in keyof webhooks]: PayloadOf<K> }[keyof webhooks];
 
-/**
- * `POST /webhooks/{id}/test` sends this to one endpoint. Used only while the document does not describe
- * `webhook.test` itself; once it does, the document's payload is the one in `WebhookEvent`.
- */
-export interface WebhookTestEvent {
-  event: 'webhook.test';
-  organisationId: string;
-  webhook: { id: string };
-  attempt: number;
-}
-
 /** What `verifyWebhook` returns: a union over `event`, so a `switch (event.event)` narrows the payload. */
-export type WebhookEvent =
-  | DocumentedWebhookEvent
-  | (Extract<DocumentedWebhookEvent, { event: 'webhook.test' }> extends never ? WebhookTestEvent : never);
+export type WebhookEvent = DocumentedWebhookEvent;
+
+/** The payload of `POST /webhooks/{id}/test`, taken from the document. */
+export type WebhookTestEvent = Extract<WebhookEvent, { event: 'webhook.test' }>;
 
 export type WebhookEventName = WebhookEvent['event'];
