@@ -4,6 +4,7 @@ import middy from '@middy/core';
 import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sqs } from '../../shared/adapters/sqs.js';
 import { deliverWebhook } from '../../shared/app/deliver-webhook.js';
+import { type EndpointLookup, endpointLookupsForOneBatch } from '../../shared/app/endpoint-lookups.js';
 import { requireEnv } from '../../shared/config.js';
 import { parseRetryDelays } from '../../shared/domain/retry-schedule.js';
 import { logger } from '../../shared/observability.js';
@@ -27,7 +28,7 @@ const setVisibility = (record: SQSRecord, seconds: number) =>
  * it is made visible at once, so that the next receive exceeds maxReceiveCount and SQS moves it to
  * the dead-letter queue. `attempt` is SQS's receive count.
  */
-async function handleRecord(record: SQSRecord): Promise<boolean> {
+async function handleRecord(record: SQSRecord, lookupEndpoint: EndpointLookup): Promise<boolean> {
   const message = parseDeliveryMessage(record.body);
   if (!message) {
     // Retrying cannot repair it; keeping it would only walk it to the dead-letter queue.
@@ -35,7 +36,7 @@ async function handleRecord(record: SQSRecord): Promise<boolean> {
     return true;
   }
   const attempt = Number(record.attributes.ApproximateReceiveCount) || 1;
-  const decision = await deliverWebhook(message, attempt, retryDelays);
+  const decision = await deliverWebhook(message, attempt, retryDelays, lookupEndpoint);
   if (decision.outcome === 'retry_scheduled') await setVisibility(record, decision.retryInSeconds ?? 0);
   else if (decision.outcome === 'failed') await setVisibility(record, 0);
   return decision.outcome !== 'retry_scheduled' && decision.outcome !== 'failed';
@@ -43,7 +44,8 @@ async function handleRecord(record: SQSRecord): Promise<boolean> {
 
 /** Records are delivered side by side: one slow endpoint does not hold up the others. */
 async function deliverBatch(event: SQSEvent): Promise<SQSBatchResponse> {
-  const results = await Promise.allSettled(event.Records.map(handleRecord));
+  const lookupEndpoint = endpointLookupsForOneBatch();
+  const results = await Promise.allSettled(event.Records.map((r) => handleRecord(r, lookupEndpoint)));
   const batchItemFailures: SQSBatchItemFailure[] = [];
   results.forEach((result, index) => {
     const record = event.Records[index];

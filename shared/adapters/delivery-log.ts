@@ -28,17 +28,17 @@ const attemptKeys = (a: DeliveryAttempt) => {
   };
 };
 
-export async function recordAttempt(attempt: DeliveryAttempt): Promise<void> {
+/** The stored item of one attempt (also what the bench's delivery floor writes, batched). */
+export function deliveryAttemptItem(attempt: DeliveryAttempt) {
   const expiresAt = Math.floor(Date.parse(attempt.at) / 1000) + DELIVERY_LOG_RETENTION_DAYS * 24 * 3600;
-  await dynamodb().send(
-    new PutItemCommand({
-      TableName: tableName(),
-      Item: marshall(
-        { ...attemptKeys(attempt), kind: 'delivery-attempt', ...attempt, expiresAt },
-        { removeUndefinedValues: true },
-      ),
-    }),
+  return marshall(
+    { ...attemptKeys(attempt), kind: 'delivery-attempt', ...attempt, expiresAt },
+    { removeUndefinedValues: true },
   );
+}
+
+export async function recordAttempt(attempt: DeliveryAttempt): Promise<void> {
+  await dynamodb().send(new PutItemCommand({ TableName: tableName(), Item: deliveryAttemptItem(attempt) }));
 }
 
 export interface DeliveryPage {

@@ -9,6 +9,7 @@ import { webhookHeaders } from '../domain/webhook-signature.js';
 import { logger, MetricUnit, publishMetrics } from '../observability.js';
 import { METRIC, OUTCOME_DIMENSION } from '../topology/metrics.js';
 import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../topology/timeouts.js';
+import type { EndpointLookup } from './endpoint-lookups.js';
 
 /**
  * SQS allows 12 h of invisibility counted from the receive, not from ChangeMessageVisibility; the
@@ -31,6 +32,7 @@ export async function deliverWebhook(
   message: DeliveryMessage,
   attempt: number,
   delays: readonly number[],
+  lookupEndpoint: EndpointLookup = getWebhookEndpointWithSecret,
 ): Promise<DeliveryDecision> {
   const started = new Date();
   const ids = {
@@ -41,7 +43,7 @@ export async function deliverWebhook(
     event: message.event,
     attempt,
   };
-  const found = await getWebhookEndpointWithSecret(message.organisationId, message.endpointId);
+  const found = await lookupEndpoint(message.organisationId, message.endpointId);
   if (!found || found.endpoint.disabledAt !== null) {
     const reason = found ? 'endpoint disabled' : 'endpoint deleted';
     await record({ ...ids, at: started.toISOString(), outcome: 'skipped', latencyMs: 0 }, reason);
