@@ -1,0 +1,44 @@
+/**
+ * Keeping one slow or failing endpoint from taking every delivery slot. An attempt that fails or
+ * takes long is a strike against its endpoint; after a few strikes in a row the endpoint is
+ * limited: only a few of its attempts may be under way at once, and its other deliveries go back
+ * to the queue for a few seconds, without spending one of their six attempts. The first fast
+ * success lifts the limit. A healthy endpoint never has strikes, so it pays no write for this.
+ */
+export const ENDPOINT_PACE = {
+  /** An answer slower than this is a strike even when it is a 2xx: it held a slot that long. */
+  slowAttemptMs: 2000,
+  /** Strikes in a row after which the endpoint is limited. */
+  strikesToLimit: 3,
+  /** The limit lapses this long after the last strike, if no success lifted it earlier. */
+  limitedForMs: 60_000,
+  /** A limited endpoint's attempts under way at once, across every delivery worker. */
+  inFlightWhileLimited: 2,
+  /** How long a delivery that found no free slot goes back to the queue: a range, so they spread out. */
+  delaySeconds: { min: 5, max: 15 },
+} as const;
+
+/** What the table holds about one endpoint's recent attempts. */
+export interface EndpointPace {
+  /** Strikes in a row (0 after a fast success). */
+  strikes: number;
+  /** Epoch milliseconds of the last strike. */
+  lastStrikeAt: number;
+}
+
+export const UNSTRUCK: EndpointPace = { strikes: 0, lastStrikeAt: 0 };
+
+export function isLimited(pace: EndpointPace, now: number): boolean {
+  return pace.strikes >= ENDPOINT_PACE.strikesToLimit && now - pace.lastStrikeAt < ENDPOINT_PACE.limitedForMs;
+}
+
+/** A failure of any kind (no answer, a non-2xx) or a slow answer. */
+export function isStrike(result: { ok: boolean; latencyMs: number }): boolean {
+  return !result.ok || result.latencyMs >= ENDPOINT_PACE.slowAttemptMs;
+}
+
+/** Whole seconds (SQS's DelaySeconds) within the range; `random` in [0, 1). */
+export function delayWhileLimited(random: number = Math.random()): number {
+  const { min, max } = ENDPOINT_PACE.delaySeconds;
+  return min + Math.floor(random * (max - min + 1));
+}
