@@ -57,6 +57,7 @@ const COMMANDS = [
   'webhook add',
   'dlq list',
   'dlq redrive',
+  'deliveries stuck',
 ];
 
 describe('mis help', () => {
