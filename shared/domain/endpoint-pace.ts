@@ -1,12 +1,15 @@
 /**
- * Keeping one slow or failing endpoint from taking every delivery slot. An attempt that fails or
- * takes long is a strike against its endpoint; after a few strikes in a row the endpoint is
- * limited: only a few of its attempts may be under way at once, and its other deliveries go back
- * to the queue for a few seconds, without spending one of their six attempts. The first fast
- * success lifts the limit. A healthy endpoint never has strikes, so it pays no write for this.
+ * Keeping one slow or unresponsive endpoint from taking every delivery slot. What a delivery slot
+ * runs out of is time: an attempt that takes long (a slow answer, or none until the 10 s timeout)
+ * is a strike against its endpoint, whatever its status; after a few strikes in a row the endpoint
+ * is limited: only a few of its attempts may be under way at once, and its other deliveries go back
+ * to the queue for a few seconds, without spending one of their six attempts. The first quick answer
+ * lifts the limit. An endpoint that fails quickly (503, connection refused) holds a slot for
+ * milliseconds and its retries are spread by the backoff, so it is not limited. A healthy endpoint
+ * never has strikes, so it pays no write for this.
  */
 export const ENDPOINT_PACE = {
-  /** An answer slower than this is a strike even when it is a 2xx: it held a slot that long. */
+  /** An attempt that takes this long is a strike, 2xx or not: it held a slot that long. */
   slowAttemptMs: 2000,
   /** Strikes in a row after which the endpoint is limited. */
   strikesToLimit: 3,
@@ -20,7 +23,7 @@ export const ENDPOINT_PACE = {
 
 /** What the table holds about one endpoint's recent attempts. */
 export interface EndpointPace {
-  /** Strikes in a row (0 after a fast success). */
+  /** Strikes in a row (0 after a quick answer). */
   strikes: number;
   /** Epoch milliseconds of the last strike. */
   lastStrikeAt: number;
@@ -32,9 +35,9 @@ export function isLimited(pace: EndpointPace, now: number): boolean {
   return pace.strikes >= ENDPOINT_PACE.strikesToLimit && now - pace.lastStrikeAt < ENDPOINT_PACE.limitedForMs;
 }
 
-/** A failure of any kind (no answer, a non-2xx) or a slow answer. */
-export function isStrike(result: { ok: boolean; latencyMs: number }): boolean {
-  return !result.ok || result.latencyMs >= ENDPOINT_PACE.slowAttemptMs;
+/** An attempt that held its slot long: a slow answer of any status, or a timeout. */
+export function isStrike(result: { latencyMs: number }): boolean {
+  return result.latencyMs >= ENDPOINT_PACE.slowAttemptMs;
 }
 
 /** Whole seconds (SQS's DelaySeconds) within the range; `random` in [0, 1). */
