@@ -10,6 +10,7 @@ import type { DeliveryMessage, DomainEvent } from '../../shared/domain/webhook-e
 import { logger, MetricUnit, publishMetrics } from '../../shared/observability.js';
 import { PUT_EVENTS_BATCH } from '../../shared/topology/event-bus.js';
 import { METRIC } from '../../shared/topology/metrics.js';
+import { RELAY_STREAM } from '../../shared/topology/relay-stream.js';
 
 /** A delivery and the stream record it came from, so that a failure can name where to resume. */
 interface Pending {
@@ -71,20 +72,23 @@ function eventIdOf(record: DynamoDBRecord): string[] {
   return eventId ? [eventId] : [];
 }
 
-/** Sends the deliveries in order; on a failure, names the record to resume from. */
+/**
+ * Sends the deliveries ten to a PutEvents call, a few calls at a time; on a failure, names the
+ * record to resume from: the first record of the earliest chunk not fully sent (a later chunk that
+ * was sent meanwhile is sent again on the retry, with the same delivery ids).
+ */
 async function publish(pending: Pending[]): Promise<DynamoDBBatchResponse | undefined> {
-  for (let start = 0; start < pending.length; start += PUT_EVENTS_BATCH) {
-    const chunk = pending.slice(start, start + PUT_EVENTS_BATCH);
-    try {
-      await publishDeliveries(chunk.map((p) => p.message));
-      const relayedAt = Date.now();
-      publishMetrics((metrics) => {
-        for (const { message } of chunk) {
-          const lag = Math.max(0, relayedAt - Date.parse(message.occurredAt));
-          metrics.addMetric(METRIC.relayLag, MetricUnit.Milliseconds, lag);
-        }
-      });
-    } catch (error) {
+  const chunks: Pending[][] = [];
+  for (let start = 0; start < pending.length; start += PUT_EVENTS_BATCH)
+    chunks.push(pending.slice(start, start + PUT_EVENTS_BATCH));
+  for (let wave = 0; wave < chunks.length; wave += RELAY_STREAM.publishConcurrency) {
+    const inFlight = chunks.slice(wave, wave + RELAY_STREAM.publishConcurrency);
+    const results = await Promise.allSettled(inFlight.map(publishChunk));
+    const failedAt = results.findIndex((r) => r.status === 'rejected');
+    const failed = results[failedAt];
+    const chunk = inFlight[failedAt];
+    if (failed?.status === 'rejected' && chunk) {
+      const error: unknown = failed.reason;
       const unsent = error instanceof PublishError ? error.firstUnsent : 0;
       const resumeAt = chunk[unsent]?.sequenceNumber ?? chunk[0]?.sequenceNumber ?? '';
       logger.error('Relay failed', { error, sequenceNumber: resumeAt });
@@ -93,4 +97,15 @@ async function publish(pending: Pending[]): Promise<DynamoDBBatchResponse | unde
   }
   logger.debug('Events relayed', { deliveries: pending.length });
   return undefined;
+}
+
+async function publishChunk(chunk: Pending[]): Promise<void> {
+  await publishDeliveries(chunk.map((p) => p.message));
+  const relayedAt = Date.now();
+  publishMetrics((metrics) => {
+    for (const { message } of chunk) {
+      const lag = Math.max(0, relayedAt - Date.parse(message.occurredAt));
+      metrics.addMetric(METRIC.relayLag, MetricUnit.Milliseconds, lag);
+    }
+  });
 }

@@ -1,7 +1,24 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { fireDueTimers, type TimerRun } from '../../shared/app/fire-due-timers.js';
+import { countStuckDeliveries } from '../../shared/app/stuck-deliveries.js';
 import { sweepUnrelayedOutbox } from '../../shared/app/sweep-outbox.js';
-import { logger } from '../../shared/observability.js';
+import { logger, MetricUnit, publishMetrics } from '../../shared/observability.js';
+import { METRIC } from '../../shared/topology/metrics.js';
+
+/**
+ * Publishes how many deliveries are stuck (their next attempt overdue) every run, 0 included, so
+ * that the alarm sees data; a failed count is logged, never allowed to stop the timers.
+ */
+async function reportStuckDeliveries(event: ScheduledEvent): Promise<void> {
+  try {
+    const stuck = await countStuckDeliveries();
+    publishMetrics((metrics) => metrics.addMetric(METRIC.stuckDeliveries, MetricUnit.Count, stuck));
+    if (stuck > 0)
+      logger.warn('Deliveries stuck past their next attempt', { stuck, scheduledAt: event.time });
+  } catch (error) {
+    logger.error('Counting stuck deliveries failed', { error });
+  }
+}
 
 /** Stop taking new pages this long before the timeout; what is left is due for the next run. */
 const SAFETY_MARGIN_MS = 10_000;
@@ -9,7 +26,8 @@ const SAFETY_MARGIN_MS = 10_000;
 /**
  * Runs on a schedule (every minute on AWS, every TIMER_INTERVAL_SECONDS locally): fires the incident
  * deadline alarms and file expiries that are due, and puts outbox items the relay left unrelayed
- * past the threshold back on the stream. Runs may overlap; each timer still fires once.
+ * past the threshold back on the stream, and counts stuck deliveries. Runs may overlap; each timer
+ * still fires once.
  */
 export async function handler(event: ScheduledEvent, context: Context): Promise<TimerRun> {
   const run = await fireDueTimers({
@@ -21,6 +39,7 @@ export async function handler(event: ScheduledEvent, context: Context): Promise<
     outOfTime: () => context.getRemainingTimeInMillis() < SAFETY_MARGIN_MS,
   });
   if (sweep.overdue > 0) logger.warn('Outbox sweep', { ...sweep, scheduledAt: event.time });
+  await reportStuckDeliveries(event);
   // Reported as a failed invocation so that the Errors metric shows it; the timers stay due.
   if (run.failed > 0) throw new Error(`${run.failed} of ${run.due} due timers failed`);
   return run;

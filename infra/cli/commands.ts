@@ -199,6 +199,23 @@ export const GROUPS = {
       },
     },
   },
+  deliveries: {
+    summary: 'webhook deliveries waiting for their next attempt',
+    commands: {
+      stuck: {
+        summary: 'lists deliveries whose next attempt is overdue',
+        description:
+          'Lists webhook deliveries whose next attempt (a retry, or a delivery sent back while its endpoint was limited) was due more than --older-than seconds ago (default 300) and has not happened: a lost visibility change, a worker that keeps dying. Redeliver them by hand or redrive the dead-letter queue; the StuckDeliveries alarm watches the same list on AWS.',
+        options: {
+          'older-than': {
+            placeholder: '<seconds>',
+            description: 'how long overdue (default 300)',
+          },
+        },
+        example: 'npx mis deliveries stuck --older-than 600',
+      },
+    },
+  },
 } as const satisfies Record<string, GroupSpec>;
 
 type Groups = typeof GROUPS;

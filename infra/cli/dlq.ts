@@ -10,6 +10,7 @@ import {
 import { latestAttempt } from '../../shared/adapters/delivery-log.js';
 import { createSqsClient } from '../../shared/adapters/sqs.js';
 import { parseDeliveryMessage } from '../../shared/schemas/delivery-message.js';
+import { ATTEMPTS_MADE_ATTRIBUTE } from '../../shared/topology/queues.js';
 import { CliError, localStack } from './target.js';
 
 /** Where `mis dlq` acts: the delivery queue and its dead-letter queue, and a client for them. */
@@ -175,7 +176,7 @@ export async function redriveDeadLetters(target: DeadLetterTarget): Promise<Redr
           new SendMessageCommand({
             QueueUrl: target.deliveryQueueUrl,
             MessageBody: message.Body ?? '',
-            MessageAttributes: message.MessageAttributes,
+            MessageAttributes: withoutAttemptsMade(message.MessageAttributes),
           }),
         );
         await target.sqs.send(
@@ -193,4 +194,11 @@ export async function redriveDeadLetters(target: DeadLetterTarget): Promise<Redr
     }
   }
   return moved;
+}
+
+/** A redriven delivery starts its six attempts afresh, whatever it had made before it was sent back. */
+function withoutAttemptsMade(attributes: Message['MessageAttributes']): Message['MessageAttributes'] {
+  if (!attributes) return attributes;
+  const { [ATTEMPTS_MADE_ATTRIBUTE]: _made, ...rest } = attributes;
+  return Object.keys(rest).length > 0 ? rest : undefined;
 }

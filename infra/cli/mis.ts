@@ -7,6 +7,7 @@ import {
 } from '../../shared/adapters/webhook-endpoint-store.js';
 import { assertAcceptableWebhookUrl } from '../../shared/adapters/webhook-sender.js';
 import { ownEndpoint, recoverDeliveries, sendTestDelivery } from '../../shared/app/send-again.js';
+import { stuckDeliveries } from '../../shared/app/stuck-deliveries.js';
 import { overdueOutboxItems } from '../../shared/app/sweep-outbox.js';
 import { DomainError, NotFoundError, ValidationError } from '../../shared/domain/errors.js';
 import { MAX_RATE_LIMIT, STANDARD_RATE_LIMIT, TIERS, type Tier } from '../../shared/domain/organisation.js';
@@ -257,6 +258,27 @@ async function execute(run: Run): Promise<void> {
         listed.length
           ? `${listed.length} events not relayed yet (the timers function puts them back on the stream):\n${lines.join('\n')}`
           : 'Every event older than that has been relayed.',
+      );
+      return;
+    }
+    case 'deliveries stuck': {
+      await resolveTarget(run.stack);
+      const olderThan = run.options.get('older-than');
+      const seconds = olderThan === undefined ? undefined : Number(olderThan);
+      if (seconds !== undefined && !(Number.isInteger(seconds) && seconds >= 0)) {
+        throw new UsageError('invalid_value', '--older-than must be whole seconds, 0 or more.');
+      }
+      const stuck = await stuckDeliveries(seconds === undefined ? {} : { olderThanMs: seconds * 1000 });
+      const lines = stuck.map(
+        (d) =>
+          `  ${d.deliveryId}  ${d.event}  org ${d.organisationId}  endpoint ${d.endpointId}  ` +
+          `attempt ${d.nextAttempt} due ${d.nextAttemptAt} (${d.overdueSeconds} s overdue, ${d.why})`,
+      );
+      print(
+        stuck,
+        stuck.length
+          ? `${stuck.length} deliveries past their next attempt:\n${lines.join('\n')}`
+          : 'No delivery is overdue by that much.',
       );
       return;
     }

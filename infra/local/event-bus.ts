@@ -35,6 +35,24 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
   return JSON.parse(body.toString('utf8'));
 }
 
+type EntryError = { ErrorCode: string; ErrorMessage: string };
+
+/** What PutEvents checks of one entry before the rule sees it. */
+function checkEntry(entry: Entry, eventBusName: string): 'ok' | EntryError {
+  if (entry.EventBusName !== eventBusName || !entry.Source || !entry.DetailType || !entry.Detail) {
+    return {
+      ErrorCode: 'MalformedDetail',
+      ErrorMessage: 'EventBusName, Source, DetailType and Detail are required',
+    };
+  }
+  try {
+    JSON.parse(entry.Detail);
+  } catch {
+    return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is not JSON' };
+  }
+  return 'ok';
+}
+
 /**
  * EventBridge has no local engine, so the local stack answers the one call the relay makes,
  * PutEvents, over the same JSON protocol the SDK uses, and applies the delivery rule itself: an
@@ -43,7 +61,33 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
 export async function startLocalEventBus(options: {
   eventBusName: string;
   sendToDeliveryQueue: (body: string) => Promise<void>;
+  /**
+   * The entries of one PutEvents that match the rule, sent together (SendMessageBatch); true for
+   * each body the queue took. Without it, each is sent on its own.
+   */
+  sendBatchToDeliveryQueue?: (bodies: string[]) => Promise<boolean[]>;
 }): Promise<LocalEventBus> {
+  async function sendMatching(bodies: string[]): Promise<boolean[]> {
+    if (bodies.length === 0) return [];
+    try {
+      if (options.sendBatchToDeliveryQueue) return await options.sendBatchToDeliveryQueue(bodies);
+      return await Promise.all(
+        bodies.map((body) =>
+          options.sendToDeliveryQueue(body).then(
+            () => true,
+            (error: unknown) => {
+              logger.error('Local bus could not reach the delivery queue', { error });
+              return false;
+            },
+          ),
+        ),
+      );
+    } catch (error) {
+      logger.error('Local bus could not reach the delivery queue', { error });
+      return bodies.map(() => false);
+    }
+  }
+
   const server = createServer(async (request, response) => {
     const reply = (status: number, body: unknown) => {
       response.writeHead(status, {
@@ -63,33 +107,19 @@ export async function startLocalEventBus(options: {
       if (!Array.isArray(Entries) || Entries.length === 0 || Entries.length > MAX_ENTRIES) {
         return reply(400, { __type: 'ValidationException', message: `Send 1 to ${MAX_ENTRIES} entries` });
       }
-      const results = await Promise.all(
-        Entries.map(async (entry) => {
-          if (
-            entry.EventBusName !== options.eventBusName ||
-            !entry.Source ||
-            !entry.DetailType ||
-            !entry.Detail
-          ) {
-            return {
-              ErrorCode: 'MalformedDetail',
-              ErrorMessage: 'EventBusName, Source, DetailType and Detail are required',
-            };
-          }
-          try {
-            JSON.parse(entry.Detail);
-          } catch {
-            return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is not JSON' };
-          }
-          try {
-            if (matchesDeliveryRule(entry)) await options.sendToDeliveryQueue(entry.Detail);
-            return { EventId: randomUUID() };
-          } catch (error) {
-            logger.error('Local bus could not reach the delivery queue', { error });
-            return { ErrorCode: 'InternalFailure', ErrorMessage: 'The rule target did not accept the event' };
-          }
-        }),
+      const checked = Entries.map((entry) => checkEntry(entry, options.eventBusName));
+      const matching = checked.flatMap((result, index) =>
+        result === 'ok' && matchesDeliveryRule(Entries[index] as Entry) ? [index] : [],
       );
+      const taken = await sendMatching(matching.map((index) => (Entries[index] as Entry).Detail ?? ''));
+      const results = checked.map((result, index) => {
+        if (result !== 'ok') return result;
+        const at = matching.indexOf(index);
+        if (at >= 0 && !taken[at]) {
+          return { ErrorCode: 'InternalFailure', ErrorMessage: 'The rule target did not accept the event' };
+        }
+        return { EventId: randomUUID() };
+      });
       reply(200, { FailedEntryCount: results.filter((r) => 'ErrorCode' in r).length, Entries: results });
     } catch {
       reply(400, { __type: 'SerializationException', message: 'Malformed request' });

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { installAccessGuard } from '../../shared/adapters/access-guard.js';
 import { createSqsClient } from '../../shared/adapters/sqs.js';
 import { BASE_PATH } from '../../shared/config.js';
@@ -138,6 +138,17 @@ async function main(): Promise<void> {
     eventBusName,
     sendToDeliveryQueue: async (body) => {
       await queue.send(new SendMessageCommand({ QueueUrl: sqs.queueUrl, MessageBody: body }));
+    },
+    // At most ten entries per PutEvents, as SendMessageBatch takes at most ten messages.
+    sendBatchToDeliveryQueue: async (bodies) => {
+      const { Failed = [] } = await queue.send(
+        new SendMessageBatchCommand({
+          QueueUrl: sqs.queueUrl,
+          Entries: bodies.map((body, index) => ({ Id: String(index), MessageBody: body })),
+        }),
+      );
+      const failed = new Set(Failed.map((f) => f.Id));
+      return bodies.map((_, index) => !failed.has(String(index)));
     },
   });
   stops.push(() => bus.stop());

@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../../shared/observability.js';
+import { RELAY_STREAM } from '../../shared/topology/relay-stream.js';
 import { OUTBOX_STREAM_FILTER } from '../../shared/topology/stream-filter.js';
 
 export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
@@ -122,11 +123,13 @@ export function startStreamPoller(options: {
     return ShardIterator;
   }
 
-  async function pollShard(streamArn: string, shardId: string): Promise<void> {
+  /** Reads one batch of a shard; true when it held records (the next poll then follows at once). */
+  async function pollShard(streamArn: string, shardId: string): Promise<boolean> {
     const iterator = await iteratorFor(streamArn, shardId);
-    if (!iterator) return;
+    if (!iterator) return false;
+    // The mapping's batch size: the relay sees batches as large as it does on AWS.
     const { Records = [], NextShardIterator } = await streams.send(
-      new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }),
+      new GetRecordsCommand({ ShardIterator: iterator, Limit: RELAY_STREAM.batchSize }),
     );
     const matching = Records.filter(matchesOutboxFilter);
     let accepted = Records;
@@ -150,6 +153,7 @@ export function startStreamPoller(options: {
       saveCheckpoints(options.checkpointFile, checkpoints);
     }
     if (accepted === Records) iterators.set(shardId, NextShardIterator);
+    return Records.length > 0;
   }
 
   /** Shards change rarely (DynamoDB rolls them over every few hours), so they are listed every few seconds. */
@@ -167,10 +171,12 @@ export function startStreamPoller(options: {
   let failedPolls = 0;
   const loop = (async () => {
     while (running) {
+      // While records flow the next poll follows at once; the interval is only for an idle stream.
+      let flowing = false;
       try {
         if (!shards || Date.now() - shards.listedAt > 3000) shards = await listShards();
         for (const shardId of shards?.ids ?? []) {
-          if (shards) await pollShard(shards.streamArn, shardId);
+          if (shards && (await pollShard(shards.streamArn, shardId))) flowing = true;
         }
         if (failedPolls > 0) {
           logger.warn('Stream poll recovered', { failedPolls });
@@ -186,6 +192,7 @@ export function startStreamPoller(options: {
         iterators.clear();
         shards = undefined;
       }
+      if (flowing && backoffMs === 0) continue;
       await new Promise<void>((resolve) => {
         wake = resolve;
         setTimeout(resolve, backoffMs || (options.intervalMs ?? 50));

@@ -1,4 +1,9 @@
-import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  type WriteRequest,
+} from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, MAX_PAGE_SIZE } from '../domain/cursor.js';
 import type { DeliveryAttempt } from '../domain/delivery-attempt.js';
@@ -33,17 +38,75 @@ const attemptKeys = (a: DeliveryAttempt) => {
   };
 };
 
-export async function recordAttempt(attempt: DeliveryAttempt): Promise<void> {
+/** The stored item of one attempt (also what the bench's delivery floor writes, batched). */
+export function deliveryAttemptItem(attempt: DeliveryAttempt) {
   const expiresAt = expiresAtOf(attempt.at);
-  await dynamodb().send(
-    new PutItemCommand({
-      TableName: tableName(),
-      Item: marshall(
-        { ...attemptKeys(attempt), kind: 'delivery-attempt', ...attempt, expiresAt },
-        { removeUndefinedValues: true },
-      ),
-    }),
+  return marshall(
+    { ...attemptKeys(attempt), kind: 'delivery-attempt', ...attempt, expiresAt },
+    { removeUndefinedValues: true },
   );
+}
+
+export async function recordAttempt(attempt: DeliveryAttempt): Promise<void> {
+  await dynamodb().send(new PutItemCommand({ TableName: tableName(), Item: deliveryAttemptItem(attempt) }));
+}
+
+/** BatchWriteItem's limit. */
+const BATCH_WRITE_MAX = 25;
+/** Tries of the items DynamoDB left unprocessed (throttling) before the batch is reported failed. */
+const BATCH_WRITE_TRIES = 4;
+
+/**
+ * Writes several attempts in one BatchWriteItem (25 at most per call), trying again the items
+ * DynamoDB leaves unprocessed; throws when some stay unwritten.
+ */
+export async function recordAttempts(attempts: readonly DeliveryAttempt[]): Promise<void> {
+  for (let start = 0; start < attempts.length; start += BATCH_WRITE_MAX) {
+    let requests: WriteRequest[] = attempts
+      .slice(start, start + BATCH_WRITE_MAX)
+      .map((attempt) => ({ PutRequest: { Item: deliveryAttemptItem(attempt) } }));
+    for (let tries = 1; requests.length > 0; tries++) {
+      if (tries > BATCH_WRITE_TRIES)
+        throw new Error(`${requests.length} delivery log items stayed unprocessed`);
+      const { UnprocessedItems } = await dynamodb().send(
+        new BatchWriteItemCommand({ RequestItems: { [tableName()]: requests } }),
+      );
+      requests = UnprocessedItems?.[tableName()] ?? [];
+      if (requests.length > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** tries));
+    }
+  }
+}
+
+/**
+ * Gathers the attempts that end within a few milliseconds of each other into one BatchWriteItem:
+ * the attempts of one batch of deliveries mostly end together. Each caller still waits for its own
+ * item to be written (or for the failure), so an attempt is in the log before its message is
+ * settled, as with one PutItem each.
+ */
+export function attemptLogBatcher(windowMs = 5): (attempt: DeliveryAttempt) => Promise<void> {
+  let waiting: { attempt: DeliveryAttempt; done: (error?: unknown) => void }[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    timer = undefined;
+    const batch = waiting;
+    waiting = [];
+    recordAttempts(batch.map((w) => w.attempt)).then(
+      () => {
+        for (const w of batch) w.done();
+      },
+      (error: unknown) => {
+        for (const w of batch) w.done(error);
+      },
+    );
+  };
+  return (attempt) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.push({ attempt, done: (error) => (error === undefined ? resolve() : reject(error)) });
+      if (waiting.length >= BATCH_WRITE_MAX) {
+        clearTimeout(timer);
+        flush();
+      } else timer ??= setTimeout(flush, windowMs);
+    });
 }
 
 export interface DeliveryPage {

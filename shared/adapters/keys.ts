@@ -1,4 +1,8 @@
-import { RATE_COUNTER_KEY_PREFIX } from '../topology/table.js';
+import {
+  ENDPOINT_PACE_SORT_KEY,
+  PENDING_DELIVERIES_INDEX_KEY,
+  RATE_COUNTER_KEY_PREFIX,
+} from '../topology/table.js';
 
 /** Key shapes of the single table, in one place so that no two item kinds can collide. */
 export const keys = {
@@ -16,6 +20,16 @@ export const keys = {
   }),
   deliveries: (organisationId: string, endpointId: string) =>
     `ORG#${organisationId}#WEBHOOK#${endpointId}#DELIVERIES`,
+  endpointPace: (organisationId: string, endpointId: string) => ({
+    pk: `ORG#${organisationId}#WEBHOOK#${endpointId}`,
+    sk: ENDPOINT_PACE_SORT_KEY,
+  }),
+  /** Beside the delivery's attempts (whose sort keys start with `ATTEMPT#`). */
+  pendingDelivery: (organisationId: string, endpointId: string, deliveryId: string) => ({
+    pk: `ORG#${organisationId}#WEBHOOK#${endpointId}#DELIVERIES`,
+    sk: `PENDING#${deliveryId}`,
+  }),
+  pendingDeliveries: () => PENDING_DELIVERIES_INDEX_KEY,
   incident: (organisationId: string, id: string) => ({
     pk: `ORG#${organisationId}#INCIDENT#${id}`,
     sk: 'INCIDENT',

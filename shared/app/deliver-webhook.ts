@@ -1,15 +1,17 @@
 import { recordAttempt } from '../adapters/delivery-log.js';
 import { beginAttempt, finishAttempt, noteSkipped } from '../adapters/delivery-records.js';
+import { settleEndpointPace, takeInFlightSlot } from '../adapters/endpoint-pace-store.js';
+import { clearPendingDelivery, notePendingDelivery } from '../adapters/pending-deliveries.js';
 import {
   clearEndpointFailure,
   disableWebhookEndpoint,
-  getWebhookEndpointWithSecret,
   noteEndpointFailure,
 } from '../adapters/webhook-endpoint-store.js';
 import { type SendResult, sendWebhook } from '../adapters/webhook-sender.js';
 import { serviceName } from '../config.js';
 import type { DeliveryAttempt, DeliveryOutcome } from '../domain/delivery-attempt.js';
 import { DEFAULT_DISABLE_AFTER_HOURS, failedLongEnough } from '../domain/endpoint-health.js';
+import { delayWhileLimited, isLimited, isStrike } from '../domain/endpoint-pace.js';
 import { MAX_DELIVERY_ATTEMPTS, MAX_VISIBILITY_SECONDS, nextRetryDelay } from '../domain/retry-schedule.js';
 import type { WebhookEndpoint } from '../domain/webhook-endpoint.js';
 import { type DeliveryMessage, TEST_EVENT, webhookBody } from '../domain/webhook-events.js';
@@ -17,6 +19,7 @@ import { webhookHeaders } from '../domain/webhook-signature.js';
 import { logger, MetricUnit, publishMetrics } from '../observability.js';
 import { METRIC, OUTCOME_DIMENSION } from '../topology/metrics.js';
 import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../topology/timeouts.js';
+import { type DeliveryLookups, DIRECT_LOOKUPS } from './endpoint-lookups.js';
 
 /**
  * SQS allows 12 h of invisibility counted from the receive, not from ChangeMessageVisibility; the
@@ -25,9 +28,20 @@ import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../topology/timeouts.js';
 const MAX_RETRY_DELAY_SECONDS = MAX_VISIBILITY_SECONDS - 2 * DELIVERY_FUNCTION_TIMEOUT_SECONDS;
 
 export interface DeliveryDecision {
-  outcome: DeliveryOutcome;
+  /** `delayed`: no attempt was made (its endpoint is limited and every slot is held). */
+  outcome: DeliveryOutcome | 'delayed';
   /** For `retry_scheduled`: seconds until the next attempt (the message's new visibility timeout). */
   retryInSeconds?: number;
+  /** For `delayed`: seconds until the delivery is taken again; it has spent no attempt. */
+  delaySeconds?: number;
+}
+
+export interface DeliveryContext {
+  lookups?: DeliveryLookups;
+  /** An earlier receive of this delivery noted it pending (a retry or a delay): clear it at the end. */
+  mayBePending?: boolean;
+  /** Writes the attempt to the delivery log; a batch gathers its attempts into BatchWriteItems. */
+  writeLog?: (attempt: DeliveryAttempt) => Promise<void>;
 }
 
 export interface DeliveryOptions {
@@ -43,16 +57,20 @@ export interface DeliveryOptions {
  * into the message's fate: done, retried later, or left for the dead-letter queue.
  *
  * `schedulePosition` is where the attempt stands in its automatic schedule (SQS's receive count:
- * 1 to 6, again from 1 after a redrive); it decides whether a failure is retried. The `attempt`
- * the subscriber sees counts every earlier attempt of the delivery, whatever sent it.
+ * 1 to 6, again from 1 after a redrive, plus the attempts made before a delivery was sent back
+ * while its endpoint was limited); it decides whether a failure is retried. The `attempt` the
+ * subscriber sees counts every earlier attempt of the delivery, whatever sent it.
  */
 export async function deliverWebhook(
   message: DeliveryMessage,
   schedulePosition: number,
   options: DeliveryOptions | readonly number[],
+  context: DeliveryContext = {},
 ): Promise<DeliveryDecision> {
   const { delays, disableAfterHours = DEFAULT_DISABLE_AFTER_HOURS } =
     'delays' in options ? options : { delays: options };
+  const lookups = context.lookups ?? DIRECT_LOOKUPS;
+  const writeLog = context.writeLog ?? recordAttempt;
   const started = new Date();
   const ids = {
     organisationId: message.organisationId,
@@ -61,13 +79,25 @@ export async function deliverWebhook(
     eventId: message.eventId,
     event: message.event,
   };
-  const found = await getWebhookEndpointWithSecret(message.organisationId, message.endpointId, started);
+  const [found, pace] = await Promise.all([
+    lookups.endpoint(message.organisationId, message.endpointId),
+    lookups.pace(message.organisationId, message.endpointId),
+  ]);
+  const ended = async (decision: DeliveryDecision) => {
+    if (context.mayBePending)
+      await quietly(
+        clearPendingDelivery(message.organisationId, message.endpointId, message.deliveryId),
+        ids,
+      );
+    return decision;
+  };
   if (!found) {
     await record(
       { ...ids, attempt: schedulePosition, at: started.toISOString(), outcome: 'skipped', latencyMs: 0 },
+      writeLog,
       'endpoint deleted',
     );
-    return { outcome: 'skipped' };
+    return ended({ outcome: 'skipped' });
   }
   // A test send goes through to a disabled endpoint: its owner checks the receiver before enabling it.
   if (found.endpoint.disabledAt !== null && message.event !== TEST_EVENT) {
@@ -75,9 +105,15 @@ export async function deliverWebhook(
     const attempt = await noteSkipped(message, started);
     await record(
       { ...ids, attempt, at: started.toISOString(), outcome: 'skipped', latencyMs: 0 },
+      writeLog,
       'endpoint disabled',
     );
-    return { outcome: 'skipped' };
+    return ended({ outcome: 'skipped' });
+  }
+  let slot: number | undefined;
+  if (isLimited(pace, started.getTime())) {
+    slot = await takeInFlightSlot(message.organisationId, message.endpointId);
+    if (slot === undefined) return delayWhileEndpointLimited(message, { ...ids, attempt: schedulePosition });
   }
 
   const attempt = await beginAttempt(message, started);
@@ -93,9 +129,17 @@ export async function deliverWebhook(
   });
   const result = await sendWebhook(found.endpoint.url, body, headers);
   const response = responseFields(result);
+  await quietly(
+    settleEndpointPace(message.organisationId, message.endpointId, {
+      strike: isStrike(result),
+      hadStrikes: pace.strikes > 0,
+      slot,
+    }),
+    ids,
+  );
   const at = started.toISOString();
   const logged = (outcome: DeliveryOutcome, extra: Partial<DeliveryAttempt> = {}) =>
-    record({ ...ids, attempt, at, outcome, ...response, ...extra }, undefined, {
+    record({ ...ids, attempt, at, outcome, ...response, ...extra }, writeLog, undefined, {
       message,
       started,
     });
@@ -104,12 +148,12 @@ export async function deliverWebhook(
     if (found.endpoint.failingSince !== null)
       await clearEndpointFailure(message.organisationId, message.endpointId);
     await logged('succeeded');
-    return { outcome: 'succeeded' };
+    return ended({ outcome: 'succeeded' });
   }
   if (result.statusCode === 410) {
     await disableWebhookEndpoint(message.organisationId, message.endpointId, 'gone');
     await logged('endpoint_disabled');
-    return { outcome: 'endpoint_disabled' };
+    return ended({ outcome: 'endpoint_disabled' });
   }
   await disableIfFailingTooLong(found.endpoint, started, disableAfterHours);
   const delay =
@@ -121,12 +165,67 @@ export async function deliverWebhook(
       : undefined;
   if (delay === undefined) {
     await logged('failed');
-    return { outcome: 'failed' };
+    return ended({ outcome: 'failed' });
   }
   const retryInSeconds = Math.min(delay, MAX_RETRY_DELAY_SECONDS);
   const nextAttemptAt = new Date(Date.now() + retryInSeconds * 1000).toISOString();
   await logged('retry_scheduled', { nextAttemptAt });
+  await quietly(
+    notePendingDelivery({
+      ...pendingOf(message),
+      nextAttempt: attempt + 1,
+      nextAttemptAt,
+      why: 'retry_scheduled',
+    }),
+    ids,
+  );
   return { outcome: 'retry_scheduled', retryInSeconds };
+}
+
+/**
+ * The endpoint is limited and every slot is held: the delivery goes back to the queue for a few
+ * seconds instead of holding a worker, and keeps its attempt (it was not tried). The pending note
+ * names the attempt by its place in the schedule: the delivery's own count is only read when an
+ * attempt begins.
+ */
+async function delayWhileEndpointLimited(
+  message: DeliveryMessage,
+  ids: { attempt: number } & Record<string, unknown>,
+): Promise<DeliveryDecision> {
+  const delaySeconds = delayWhileLimited();
+  const nextAttemptAt = new Date(Date.now() + delaySeconds * 1000).toISOString();
+  logger.info('Endpoint limited: delivery sent back to the queue', { ...ids, delaySeconds });
+  publishMetrics((metrics) => metrics.addMetric(METRIC.deliveriesDelayed, MetricUnit.Count, 1));
+  await quietly(
+    notePendingDelivery({
+      ...pendingOf(message),
+      nextAttempt: ids.attempt,
+      nextAttemptAt,
+      why: 'endpoint_limited',
+    }),
+    ids,
+  );
+  return { outcome: 'delayed', delaySeconds };
+}
+
+const pendingOf = (message: DeliveryMessage) => ({
+  organisationId: message.organisationId,
+  endpointId: message.endpointId,
+  deliveryId: message.deliveryId,
+  eventId: message.eventId,
+  event: message.event,
+});
+
+/**
+ * Book-keeping beside the delivery (pace, pending note): a failed write must not turn a delivered
+ * webhook into a retried one, so it is logged and not thrown.
+ */
+async function quietly(write: Promise<unknown>, ids: Record<string, unknown>): Promise<void> {
+  try {
+    await write;
+  } catch (error) {
+    logger.error('A delivery book-keeping write failed', { error, deliveryId: ids.deliveryId });
+  }
 }
 
 /**
@@ -164,6 +263,7 @@ function responseFields(
  */
 async function record(
   attempt: DeliveryAttempt,
+  writeLog: (attempt: DeliveryAttempt) => Promise<void>,
   reason?: string,
   /** For an attempt that was made: its outcome goes on the delivery's record too (what recover selects by). */
   made?: { message: DeliveryMessage; started: Date },
@@ -182,7 +282,7 @@ async function record(
   );
   try {
     await Promise.all([
-      recordAttempt(attempt),
+      writeLog(attempt),
       made ? finishAttempt(made.message, attempt.outcome, made.started) : undefined,
     ]);
   } catch (error) {

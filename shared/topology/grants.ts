@@ -6,7 +6,8 @@ export type TableAction =
   | 'dynamodb:UpdateItem'
   | 'dynamodb:DeleteItem'
   | 'dynamodb:Query'
-  | 'dynamodb:ConditionCheckItem';
+  | 'dynamodb:ConditionCheckItem'
+  | 'dynamodb:BatchWriteItem';
 
 /**
  * What one function may call, and nothing more. CDK turns each entry into the function's IAM
@@ -27,7 +28,7 @@ export interface FunctionGrants {
   /** PutEvents on the service's event bus. */
   eventBus?: readonly 'events:PutEvents'[];
   /** Actions on the delivery queue beyond what its event source mapping grants (receive, delete). */
-  deliveryQueue?: readonly 'sqs:ChangeMessageVisibility'[];
+  deliveryQueue?: readonly ('sqs:ChangeMessageVisibility' | 'sqs:SendMessage')[];
 }
 
 /** A write commits state, outbox event and idempotency record in one transaction (Put), and reads a stored answer (Get). */
@@ -104,15 +105,25 @@ export const GRANTS = {
   // marks the outbox item relayed (Update).
   'outbox-relay': { table: ['dynamodb:Query', 'dynamodb:UpdateItem'], eventBus: ['events:PutEvents'] },
   // Reads the endpoint and its secret, disables it on 410, writes the delivery log, and sets a
-  // failed message's visibility to the next backoff delay.
+  // failed message's visibility to the next backoff delay. Reads and updates the endpoint's pace
+  // (strikes, in-flight slots) and sends a delivery of a limited endpoint back to the queue as a new
+  // message (SendMessage); notes a pending delivery (Put) and clears it when it ends (Delete). The
+  // attempts of a batch that end together are logged in one BatchWriteItem.
   'deliver-webhook': {
-    table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+    table: [
+      'dynamodb:GetItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:PutItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:BatchWriteItem',
+    ],
     signingKey: ['kms:Decrypt'],
-    deliveryQueue: ['sqs:ChangeMessageVisibility'],
+    deliveryQueue: ['sqs:ChangeMessageVisibility', 'sqs:SendMessage'],
   },
   // Queries the sparse timers index; reads the incident, takes the timer out of the index and marks
   // a file expired (Update), checks the incident is unchanged (ConditionCheck), writes the event (Put);
-  // puts an outbox item the relay left unrelayed back on the stream (Update, Put).
+  // puts an outbox item the relay left unrelayed back on the stream (Update, Put); counts overdue
+  // pending deliveries (Query).
   timers: {
     table: [
       'dynamodb:Query',

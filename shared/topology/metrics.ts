@@ -21,6 +21,10 @@ export const METRIC = {
   rateLimitRefusals: 'RateLimitRefusals',
   /** Tokens the authorizer refused (API Gateway answered 401). */
   authorizerDenials: 'AuthorizerDenials',
+  /** Deliveries sent back to the queue, unattempted, because their endpoint was limited (slow or failing). */
+  deliveriesDelayed: 'DeliveriesDelayed',
+  /** Deliveries whose next attempt is overdue by more than STUCK_DELIVERY_AFTER_SECONDS (timers function, every run). */
+  stuckDeliveries: 'StuckDeliveries',
 } as const;
 
 /** Every metric also carries the stage, so that two stages in one account never feed each other's alarms. */

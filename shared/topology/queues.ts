@@ -19,3 +19,10 @@ export const DELIVERY_QUEUE = {
   /** Bounds concurrent deliveries; throttled invocations would otherwise count receives (attempts). */
   maxConcurrency: 5,
 } as const;
+
+/**
+ * Message attribute of a delivery sent back to the queue while its endpoint was limited: the
+ * attempts it had made before. Its attempt number is this plus the new message's receive count; a
+ * redrive from the dead-letter queue drops it, so that attempts count from 1 again.
+ */
+export const ATTEMPTS_MADE_ATTRIBUTE = 'attemptsMade';

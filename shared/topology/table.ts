@@ -22,6 +22,20 @@ export const TABLE = {
 /** Rate counters' partition keys start with this: the one kind of item every API function may update. */
 export const RATE_COUNTER_KEY_PREFIX = 'RATE#';
 
+/**
+ * One item per webhook endpoint that has failed or answered slowly (`ORG#<org>#WEBHOOK#<id>`,
+ * sort key `PACE`): its strikes in a row and the slots its attempts hold while it is limited
+ * (shared/domain/endpoint-pace.ts). Only the delivery function reads and writes it.
+ */
+export const ENDPOINT_PACE_SORT_KEY = 'PACE';
+
+/**
+ * gsi1 partition of the deliveries waiting for a next attempt (sorted by `<nextAttemptAt>#<deliveryId>`;
+ * items `PENDING#<deliveryId>` in the endpoint's deliveries partition): `mis deliveries stuck` and the
+ * timers function's StuckDeliveries metric read the overdue ones.
+ */
+export const PENDING_DELIVERIES_INDEX_KEY = 'DELIVERIES#PENDING';
+
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const keyNames = [
     TABLE.partitionKey,

@@ -14,6 +14,9 @@ export interface DeliveryFloorConfig {
   messages: number;
   receivers: number;
   batchSize: number;
+  /** The stack's DynamoDB Local and table: the floor writes each delivery's log item there too. */
+  dynamodbEndpoint: string;
+  tableName: string;
 }
 
 export interface DeliveryFloorResult {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { BatchWriteItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DeleteMessageBatchCommand,
   type Message,
@@ -6,6 +7,7 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { startLocalSqs } from '../../infra/local/sqs.js';
+import { deliveryAttemptItem } from '../../shared/adapters/delivery-log.js';
 import { createSqsClient } from '../../shared/adapters/sqs.js';
 import { sendWebhook } from '../../shared/adapters/webhook-sender.js';
 import { serviceName } from '../../shared/config.js';
@@ -23,13 +25,19 @@ import {
  * The delivery floor, in its own process as the stack's delivery worker is in the stack's: a fresh
  * SQS emulator (startLocalSqs, persisted to SQLite like the stack's) holding messages shaped like
  * the relay's, received in batches by a few receivers at a time, each body signed with the
- * service's signing code and POSTed with its sender, then the batch deleted. No DynamoDB: no
- * stream, relay, endpoint read, secret decryption or delivery log. Started by the bench with its
+ * service's signing code and POSTed with its sender, then the batch's delivery-log items written in
+ * one BatchWriteItem on the stack's DynamoDB Local (the least a delivery with a log must do), then
+ * the batch deleted. No stream, relay, endpoint read or secret decryption. Started by the bench with its
  * configuration in BENCH_DELIVERY_FLOOR_CONFIG; prints one result line and exits.
  */
 const config = JSON.parse(process.env.BENCH_DELIVERY_FLOOR_CONFIG ?? '') as DeliveryFloorConfig;
 const queues = await startLocalSqs({ dataDir: config.dataDir });
 const client = createSqsClient(queues.endpoint);
+const dynamodb = new DynamoDBClient({
+  endpoint: config.dynamodbEndpoint,
+  region: 'local',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
 const organisationId = randomUUID();
 const endpointId = randomUUID();
 
@@ -73,9 +81,10 @@ async function sendMessages(count: number): Promise<void> {
   await Promise.all(Array.from({ length: SEND_CONCURRENCY }, sender));
 }
 
-async function post(message: Message, url: string): Promise<boolean> {
+async function post(message: Message, url: string) {
   const delivery = JSON.parse(message.Body ?? '') as DeliveryMessage;
   const attempt = Number(message.Attributes?.ApproximateReceiveCount) || 1;
+  const at = new Date().toISOString();
   const body = Buffer.from(webhookBody(delivery, attempt), 'utf8');
   const headers = webhookHeaders({
     secret: config.secret,
@@ -85,7 +94,23 @@ async function post(message: Message, url: string): Promise<boolean> {
     timestampSeconds: Math.floor(Date.now() / 1000),
     serviceName: serviceName(),
   });
-  return (await sendWebhook(url, body, headers, { allowPrivate: true })).ok;
+  const result = await sendWebhook(url, body, headers, { allowPrivate: true });
+  return {
+    ok: result.ok,
+    logItem: deliveryAttemptItem({
+      organisationId: delivery.organisationId,
+      endpointId: delivery.endpointId,
+      deliveryId: delivery.deliveryId,
+      eventId: delivery.eventId,
+      event: delivery.event,
+      attempt,
+      at,
+      outcome: result.ok ? 'succeeded' : 'retry_scheduled',
+      statusCode: result.statusCode,
+      errorClass: result.errorClass,
+      latencyMs: result.latencyMs,
+    }),
+  };
 }
 
 /**
@@ -109,7 +134,12 @@ async function deliverMessages(count: number, url: string) {
       );
       if (messages.length === 0) continue;
       const sent = await Promise.all(messages.map((message) => post(message, url)));
-      figures.postFailures += sent.filter((ok) => !ok).length;
+      figures.postFailures += sent.filter((s) => !s.ok).length;
+      await dynamodb.send(
+        new BatchWriteItemCommand({
+          RequestItems: { [config.tableName]: sent.map((s) => ({ PutRequest: { Item: s.logItem } })) },
+        }),
+      );
       const { Failed = [] } = await client.send(
         new DeleteMessageBatchCommand({
           QueueUrl: queues.queueUrl,
@@ -139,4 +169,5 @@ const result: DeliveryFloorResult = {
 };
 console.log(`${RESULT_PREFIX}${JSON.stringify(result)}`);
 client.destroy();
+dynamodb.destroy();
 await queues.stop();

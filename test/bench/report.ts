@@ -154,7 +154,8 @@ export function webhookSection(report: WebhookReport): string {
     `         relay, local bus, delivery queue and delivery worker (${WEBHOOK_LOAD.floorReceivers} receivers, batches of ${WEBHOOK_LOAD.floorBatchSize}).`,
     "  floor: its own fauxqs (startLocalSqs, SQLite-backed like the stack's) in its own process: all messages sent first,",
     `         then ${WEBHOOK_LOAD.floorReceivers} receivers take batches of ${WEBHOOK_LOAD.floorBatchSize}, sign each body with webhookHeaders, POST it with`,
-    '         sendWebhook (a fresh connection each, as deployed) and delete each batch; no DynamoDB at all.',
+    "         sendWebhook (a fresh connection each, as deployed), write the batch's delivery-log items in one",
+    '         BatchWriteItem on the same DynamoDB Local, and delete each batch; no stream, relay or endpoint read.',
     '',
     table(
       ['side', 'events', 'received', 'deliveries/s', 'first to last receipt s'],

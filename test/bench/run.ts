@@ -29,6 +29,9 @@ const PROCESS_MODEL =
   'Both sides are separate Node processes started with `node --import tsx` (the stack by startLocalStack,\n' +
   'the floor by the bench) on the same DynamoDB Local; autocannon runs in the bench process.';
 
+/** `BENCH_ONLY=webhooks` measures the webhook part alone (latency, throughput against its floor, cut-offs). */
+const webhooksOnly = process.env.BENCH_ONLY === 'webhooks';
+
 const resultsFile = join(import.meta.dirname, '..', '..', '.bench', 'results.json');
 const started = performance.now();
 /** Progress on stderr with the time since the start, which shows where the run's time goes. */
@@ -40,19 +43,25 @@ async function main(): Promise<number> {
   const loadAtStart = loadavg()[0] ?? 0;
 
   const functions = functionFolders([AUTHORIZER_FUNCTION, ...functionNames()]);
-  progress(`bundling ${functions.join(', ')} and timing cold imports …`);
-  const bundles = await benchBundles(functions);
-  progress('bundling the SDK and timing verifyWebhook …');
-  const sdk = await benchSdk();
+  progress(
+    webhooksOnly
+      ? 'BENCH_ONLY=webhooks: the webhook part alone'
+      : `bundling ${functions.join(', ')} and timing cold imports …`,
+  );
+  const bundles = webhooksOnly ? undefined : await benchBundles(functions);
+  if (!webhooksOnly) progress('bundling the SDK and timing verifyWebhook …');
+  const sdk = webhooksOnly ? undefined : await benchSdk();
   const stack = await startBenchStack(progress);
-  const http = await benchHttp(stack, scenarios, progress);
+  const http = webhooksOnly ? undefined : await benchHttp(stack, scenarios, progress);
   const webhooks = await benchWebhooks(stack, progress);
   progress('stopping the stack and the floors …');
   await cleanUp();
 
   const failures = [
-    ...bundles.failures.map((f) => `${f.functionName}: the ${f.step} failed: ${f.error.split('\n')[0]}`),
-    ...http.scenarios.flatMap((s) => [
+    ...(bundles?.failures ?? []).map(
+      (f) => `${f.functionName}: the ${f.step} failed: ${f.error.split('\n')[0]}`,
+    ),
+    ...(http?.scenarios ?? []).flatMap((s) => [
       ...(s.stack.errors > 0
         ? [`${s.name}: ${s.stack.errors} errors on the STACK side ${JSON.stringify(s.stack.statusCodes)}`]
         : []),
@@ -73,16 +82,13 @@ async function main(): Promise<number> {
       `Machine load average (1 min): ${machineLoad.atStart.toFixed(1)} at start, ${machineLoad.atEnd.toFixed(1)} at end` +
         (busy ? ' -- more than the CPUs: other work shared the machine, absolute figures are noisy.' : ''),
       '',
-      httpSection(http, PROCESS_MODEL),
-      '',
+      ...(http ? [httpSection(http, PROCESS_MODEL), ''] : []),
       webhookSection(webhooks),
       '',
       managedWebhookSection(webhooks.managed),
       '',
-      bundleSection(bundles),
-      '',
-      sdkSection(sdk),
-      '',
+      ...(bundles ? [bundleSection(bundles), ''] : []),
+      ...(sdk ? [sdkSection(sdk), ''] : []),
       ...(failures.length > 0
         ? [
             '!!! MEASUREMENT FAILED: the figures above are incomplete or not valid:',

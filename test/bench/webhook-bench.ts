@@ -352,6 +352,7 @@ async function measureStackDeliveries(
 }
 
 async function measureFloorDeliveries(
+  stack: BenchStack,
   sink: WebhookSink,
   log: (line: string) => void,
   failures: string[],
@@ -374,6 +375,8 @@ async function measureFloorDeliveries(
       messages: events,
       receivers: WEBHOOK_LOAD.floorReceivers,
       batchSize: WEBHOOK_LOAD.floorBatchSize,
+      dynamodbEndpoint: stack.info.dynamodbEndpoint,
+      tableName: stack.info.tableName,
     },
     TIMEOUT_MS + 30_000,
   );
@@ -487,7 +490,7 @@ export async function benchWebhooks(stack: BenchStack, log: (line: string) => vo
   const stackRun = await measureStackDeliveries(stack, sink, log, failures);
   const managed = await benchManagedWebhooks(stack, sink, stackRun.deliveriesPerSecond, log);
   failures.push(...managed.failures);
-  const floorRun = await measureFloorDeliveries(sink, log, failures);
+  const floorRun = await measureFloorDeliveries(stack, sink, log, failures);
   const alarms = await measureDeadlineAlarms(stack, sink, log, failures);
   const senderCutoffs = await measureSenderCutoffs(log, failures);
   const problems = sink.problems();

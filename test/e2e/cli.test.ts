@@ -63,6 +63,7 @@ const COMMANDS = [
   'webhook recover',
   'dlq list',
   'dlq redrive',
+  'deliveries stuck',
 ];
 
 describe('mis help', () => {

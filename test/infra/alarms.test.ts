@@ -4,6 +4,7 @@ import {
   API_5XX_RATE,
   DELIVERY_FAILURE_RATE,
   RELAY_ITERATOR_AGE,
+  STUCK_DELIVERIES,
 } from '../../infra/cdk/constructs/service-alarms.js';
 import {
   METRIC,
@@ -96,7 +97,7 @@ describe('the alarm topic (fault 2: CloudWatch must be able to publish to it)', 
 
   it('is where every alarm goes, and every alarm can reach it: its key lets CloudWatch in', () => {
     const alarms = Object.values(resources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(5);
+    expect(alarms).toHaveLength(6);
     for (const { Properties } of alarms) {
       expect(Properties.AlarmActions).toEqual([{ Ref: topicId() }]);
       const topic = resources('AWS::SNS::Topic')[topicId()];
@@ -159,6 +160,21 @@ describe('alarms', () => {
       Threshold: 5 * 60 * 1000,
       EvaluationPeriods: 3,
       ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+      ...onTopic(),
+    });
+  });
+
+  it('stuck deliveries: any delivery past its next attempt, two 5-minute periods running', () => {
+    expect(alarm('StuckDeliveriesAlarm')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: METRIC.stuckDeliveries,
+      Dimensions: serviceDimensions,
+      Statistic: 'Maximum',
+      Period: STUCK_DELIVERIES.periodMinutes * 60,
+      Threshold: 1,
+      EvaluationPeriods: STUCK_DELIVERIES.periods,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       TreatMissingData: 'notBreaching',
       ...onTopic(),
     });

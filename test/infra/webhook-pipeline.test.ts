@@ -2,6 +2,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DELIVERY_DETAIL_TYPE, EVENT_SOURCE } from '../../shared/topology/event-bus.js';
 import { DELIVERY_QUEUE } from '../../shared/topology/queues.js';
+import { RELAY_STREAM } from '../../shared/topology/relay-stream.js';
 import { OUTBOX_STREAM_FILTER } from '../../shared/topology/stream-filter.js';
 import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../../shared/topology/timeouts.js';
 import { arnTarget, settingsOnlyTemplate, templateLookups } from '../support/template.js';
@@ -40,6 +41,9 @@ describe('the table stream to the relay', () => {
       FilterCriteria: { Filters: [{ Pattern: JSON.stringify(OUTBOX_STREAM_FILTER) }] },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       MaximumRetryAttempts: -1,
+      // The local stream poller reads batches of the same size (RELAY_STREAM, one source).
+      BatchSize: RELAY_STREAM.batchSize,
+      ParallelizationFactor: RELAY_STREAM.parallelizationFactor,
     });
   });
 
@@ -89,6 +93,12 @@ describe('the bus and the delivery queue', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: DELIVERY_QUEUE.maxConcurrency },
     });
+  });
+
+  it("lets the delivery function send a limited endpoint's delivery back to the queue, and clear pending notes", () => {
+    const actions = actionsOf('deliver-webhook');
+    expect(actions).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:ChangeMessageVisibility']));
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']));
   });
 });
 

@@ -13,7 +13,7 @@ import {
 
 /**
  * The delivery metrics are EMF lines on stdout (CloudWatch Logs makes metrics of them), so the test
- * reads stdout. The adapters (DynamoDB, KMS, the HTTP sender) are replaced: only the use case's
+ * reads stdout. The adapters (DynamoDB, KMS, the HTTP sender, the endpoint's pace) are replaced: only the use case's
  * decision and what it emits are under test here.
  */
 const adapters = vi.hoisted(() => ({
@@ -27,6 +27,16 @@ vi.mock('../../shared/adapters/delivery-records.js', () => ({
   beginAttempt: async () => 1,
   noteSkipped: async () => 1,
   finishAttempt: async () => undefined,
+}));
+// An endpoint without strikes, and the pending notes written nowhere.
+vi.mock('../../shared/adapters/endpoint-pace-store.js', () => ({
+  readEndpointPace: async () => ({ strikes: 0, lastStrikeAt: 0 }),
+  takeInFlightSlot: async () => 0,
+  settleEndpointPace: async () => undefined,
+}));
+vi.mock('../../shared/adapters/pending-deliveries.js', () => ({
+  notePendingDelivery: async () => undefined,
+  clearPendingDelivery: async () => undefined,
 }));
 vi.mock('../../shared/adapters/webhook-endpoint-store.js', () => ({
   disableWebhookEndpoint: async () => undefined,

@@ -49,6 +49,12 @@ export const API_5XX_RATE = { percent: 5, periodMinutes: 5, periods: 2, minimumR
 export const RELAY_ITERATOR_AGE = { milliseconds: 5 * 60 * 1000, periods: 3 };
 
 /**
+ * Any delivery overdue past its next attempt (the timers function counts them every minute), in two
+ * 5-minute periods running: a single count can catch a retry that is just being taken.
+ */
+export const STUCK_DELIVERIES = { periodMinutes: 5, periods: 2 };
+
+/**
  * What tells an operator that something needs them: an alarm for each way a webhook can be lost or
  * late and for the API failing, each notifying the alarm topic, and one dashboard with them all.
  * README's "Alarms" section says what each means and what to do.
@@ -176,7 +182,21 @@ export class ServiceAlarms extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
 
-    this.alarms = [deadLetters, ruleDeadLetters, relayStuck, deliveriesFailing, apiFailing];
+    const deliveriesStuck = new Alarm(this, 'StuckDeliveriesAlarm', {
+      alarmDescription:
+        'Webhook deliveries are past their next attempt by more than five minutes (mis deliveries stuck).',
+      metric: serviceMetric(
+        METRIC.stuckDeliveries,
+        'Maximum',
+        Duration.minutes(STUCK_DELIVERIES.periodMinutes),
+      ),
+      threshold: 1,
+      evaluationPeriods: STUCK_DELIVERIES.periods,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
+    this.alarms = [deadLetters, ruleDeadLetters, relayStuck, deliveriesFailing, apiFailing, deliveriesStuck];
     for (const alarm of this.alarms) alarm.addAlarmAction(new SnsAction(this.topic));
 
     const graphPeriod = Duration.minutes(5);
@@ -215,6 +235,12 @@ export class ServiceAlarms extends Construct {
             ),
             'ms',
           ),
+          graph('Deliveries waiting', [
+            serviceMetric(METRIC.stuckDeliveries, 'Maximum', graphPeriod).with({ label: 'stuck (overdue)' }),
+            serviceMetric(METRIC.deliveriesDelayed, 'Sum', graphPeriod).with({
+              label: 'sent back (endpoint limited)',
+            }),
+          ]),
           graph('Refusals', [
             serviceMetric(METRIC.rateLimitRefusals, 'Sum', graphPeriod).with({ label: 'rate limited (429)' }),
             serviceMetric(METRIC.authorizerDenials, 'Sum', graphPeriod).with({

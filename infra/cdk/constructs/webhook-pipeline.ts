@@ -9,6 +9,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DELIVERY_RULE_PATTERN } from '../../../shared/topology/event-bus.js';
 import { DELIVERY_QUEUE } from '../../../shared/topology/queues.js';
+import { RELAY_STREAM } from '../../../shared/topology/relay-stream.js';
 import { DELIVERY_FUNCTION, RELAY_FUNCTION } from '../../../shared/topology/routes.js';
 import { OUTBOX_STREAM_FILTER } from '../../../shared/topology/stream-filter.js';
 import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../../../shared/topology/timeouts.js';
@@ -113,7 +114,8 @@ export class WebhookPipeline extends Construct {
     relay.function.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: 100,
+        batchSize: RELAY_STREAM.batchSize,
+        parallelizationFactor: RELAY_STREAM.parallelizationFactor,
         maxBatchingWindow: Duration.millis(0),
         filters: [FilterCriteria.filter(OUTBOX_STREAM_FILTER as unknown as Record<string, unknown>)],
         reportBatchItemFailures: true,
