@@ -30,10 +30,28 @@ export interface RunningStack {
  */
 export async function startLocalStack(
   env: Record<string, string> = {},
-  { ownProcessGroup = false }: { ownProcessGroup?: boolean } = {},
+  options: { ownProcessGroup?: boolean } = {},
 ): Promise<RunningStack> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'mis-stack-'));
-  const port = await freePort();
+  for (let tries = 1; ; tries++) {
+    try {
+      return await startOnce(env, dataDir, await freePort(), options);
+    } catch (error) {
+      // The port was free when chosen, but something (often one of the stack's own engines, which
+      // take ephemeral ports too) bound it before the API did: choose again rather than fail.
+      if (!(error instanceof PortTakenError) || tries >= 3) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startOnce(
+  env: Record<string, string>,
+  dataDir: string,
+  port: number,
+  { ownProcessGroup = false }: { ownProcessGroup?: boolean },
+): Promise<RunningStack> {
   const child = spawn(START_COMMAND[0], START_COMMAND[1], {
     detached: ownProcessGroup,
     cwd: root,
@@ -52,6 +70,10 @@ export async function startLocalStack(
   while (!output.includes('API base URL')) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
+      if (output.includes(`EADDRINUSE: address already in use 127.0.0.1:${port}`)) {
+        await exited;
+        throw new PortTakenError(`Port ${port} was taken before the stack bound it:\n${output}`);
+      }
       throw new Error(`The local stack did not start:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 100));
