@@ -32,9 +32,13 @@ async function executePing(page: Page): Promise<string> {
   if (!(await operation.locator('.execute').isVisible())) await operation.locator('.opblock-summary').click();
   const responded = page.waitForResponse((response) => new URL(response.url()).pathname.endsWith('/ping'));
   await operation.locator('button.execute').click();
-  await responded;
-  const status = operation.locator('.live-responses-table .response .response-col_status');
-  await status.waitFor();
+  const response = await responded;
+  // The console renders the answer after it arrives, and an earlier answer's row stays until then:
+  // wait for the row of this one, then read what the page shows.
+  const status = operation.locator('.live-responses-table .response .response-col_status', {
+    hasText: String(response.status()),
+  });
+  await status.waitFor({ timeout: 10_000 });
   return ((await status.textContent()) ?? '').trim();
 }
 

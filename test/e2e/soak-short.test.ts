@@ -17,6 +17,9 @@ describe('the short soak', { timeout: 240_000 }, () => {
       engineKill: false,
       goneAfter: 5,
       sweepAfterSeconds: 30,
+      // Above the longest batch (the slow endpoint's 8 s, the 10 s deadline), below AWS's 180 s so
+      // that a message cut off by the kill returns within the test's time.
+      visibilityTimeoutSeconds: 25,
       log: () => {},
     });
     expect(result.faults).toHaveLength(1);

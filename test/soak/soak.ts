@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { DELIVERY_QUEUE } from '../../shared/topology/queues.js';
 import { mis, type RunningStack, startLocalStack } from '../support/local-stack.js';
 
 /**
@@ -29,6 +30,12 @@ export interface SoakOptions {
    * commit and the relay) is put back on it; the settling waits at least this long.
    */
   sweepAfterSeconds: number;
+  /**
+   * DELIVERY_VISIBILITY_TIMEOUT_SECONDS of the stack (AWS's 180 s when omitted): a message received
+   * just before a kill, before the poller noted it in flight, stays hidden this long and is then
+   * delivered; the settling waits at least this long, so that such a delivery counts as late, not lost.
+   */
+  visibilityTimeoutSeconds?: number;
   /** Requests after which the gone endpoint answers 410. */
   goneAfter: number;
   log: (line: string) => void;
@@ -143,6 +150,9 @@ export async function runSoak(options: SoakOptions) {
     WEBHOOK_RETRY_DELAYS: '1,1,1,1,1',
     TIMER_INTERVAL_SECONDS: '1',
     OUTBOX_SWEEP_AFTER_SECONDS: String(options.sweepAfterSeconds),
+    DELIVERY_VISIBILITY_TIMEOUT_SECONDS: String(
+      options.visibilityTimeoutSeconds ?? DELIVERY_QUEUE.visibilityTimeoutSeconds,
+    ),
     POWERTOOLS_LOG_LEVEL: 'ERROR',
   };
   let stack: RunningStack = await startLocalStack(env, { ownProcessGroup: true });
@@ -341,7 +351,11 @@ export async function runSoak(options: SoakOptions) {
     const pairs = expectedPairs(expected, endpoints);
     let lastCount = -1;
     let quietSince = Date.now();
-    const quietMs = Math.max(45_000, (options.sweepAfterSeconds + 20) * 1000);
+    const quietMs = Math.max(
+      45_000,
+      (options.sweepAfterSeconds + 20) * 1000,
+      (Number(env.DELIVERY_VISIBILITY_TIMEOUT_SECONDS) + 20) * 1000,
+    );
     while (Date.now() - quietSince < quietMs) {
       const count = receivers.receipts.length;
       if (count !== lastCount) {
