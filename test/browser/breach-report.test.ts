@@ -1,25 +1,15 @@
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseUrl, bodyOf, declareIncident, postJson, unthrottledOrganisation } from '../support/api.js';
+import { launchChromium } from '../support/chromium.js';
 
-/** Debian's Chromium, headless; no browser is downloaded (FACTS.md). */
-const CHROMIUM = '/usr/bin/chromium';
 /** Beside the console's screenshots, for a reviewer to look at. */
 const SCREENSHOT = '/tmp/breach-report.png';
 
 let browser: Browser;
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-dev-shm-usage',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

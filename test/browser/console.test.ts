@@ -1,25 +1,15 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseUrl, newOrganisation, newToken } from '../support/api.js';
+import { launchChromium } from '../support/chromium.js';
 
-/** Debian's Chromium, headless; no browser is downloaded (FACTS.md). */
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = '/tmp/api-console.png';
 const SCREENSHOT_TOP = '/tmp/api-console-top.png';
 
 let browser: Browser;
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-dev-shm-usage',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -1,15 +1,14 @@
 import { createHmac } from 'node:crypto';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseUrl, bodyOf, call, declareIncident, postJson, unthrottledOrganisation } from '../support/api.js';
+import { launchChromium } from '../support/chromium.js';
 import { forIncident } from '../support/marker.js';
 import { waitFor } from '../support/wait.js';
 import { answer, type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
-/** Debian's Chromium, headless; no browser is downloaded (FACTS.md). */
-const CHROMIUM = '/usr/bin/chromium';
 /** Screenshots are test output: kept in .test-output/ and copied to /tmp for a quick look. */
 const OUTPUT = join(import.meta.dirname, '..', '..', '.test-output');
 
@@ -24,16 +23,7 @@ async function screenshot(page: import('playwright-core').Page, name: string) {
 }
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-dev-shm-usage',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
