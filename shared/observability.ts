@@ -30,6 +30,9 @@ export { MetricUnit };
  * another's. With `breakdown`, each metric is published both in total and by those dimensions.
  */
 export function publishMetrics(record: (metrics: Metrics) => void, breakdown?: Record<string, string>): void {
+  // What Powertools would do with them, without building a buffer per call first (the local
+  // stack turns metrics off; the delivery worker publishes one set per attempt).
+  if (process.env.POWERTOOLS_METRICS_DISABLED === 'true') return;
   const metrics = new Metrics(metricsOptions);
   if (breakdown) {
     metrics.addDimensions(breakdown);

@@ -2,12 +2,11 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { attemptLogBatcher } from '../../shared/adapters/delivery-log.js';
+import { attemptLogBatcher, type LogEntry } from '../../shared/adapters/delivery-log.js';
 import { sqs } from '../../shared/adapters/sqs.js';
 import { deliverWebhook } from '../../shared/app/deliver-webhook.js';
 import { type DeliveryLookups, lookupsForOneBatch } from '../../shared/app/endpoint-lookups.js';
 import { requireEnv } from '../../shared/config.js';
-import type { DeliveryAttempt } from '../../shared/domain/delivery-attempt.js';
 import { parseDisableAfterHours } from '../../shared/domain/endpoint-health.js';
 import { MAX_DELIVERY_ATTEMPTS, parseRetryDelays } from '../../shared/domain/retry-schedule.js';
 import { logger } from '../../shared/observability.js';
@@ -62,7 +61,7 @@ const sendBack = (record: SQSRecord, attemptsMade: number, delaySeconds: number)
 async function handleRecord(
   record: SQSRecord,
   lookups: DeliveryLookups,
-  writeLog: (attempt: DeliveryAttempt) => Promise<void>,
+  writeLog: (entry: LogEntry) => Promise<void>,
 ): Promise<boolean> {
   const message = parseDeliveryMessage(record.body);
   if (!message) {
@@ -76,10 +75,13 @@ async function handleRecord(
     await setVisibility(record, 0);
     return false;
   }
+  const sentBack = record.messageAttributes[ATTEMPTS_MADE_ATTRIBUTE] !== undefined;
   const decision = await deliverWebhook(message, schedulePosition, delivery, {
     lookups,
     writeLog,
-    mayBePending: schedulePosition > 1 || record.messageAttributes[ATTEMPTS_MADE_ATTRIBUTE] !== undefined,
+    mayBePending: schedulePosition > 1 || sentBack,
+    // The relay's message at its first receive; a redeliver, a recover or a redrive is marked.
+    firstAttempt: schedulePosition === 1 && !sentBack && !message.once && !message.resent,
   });
   if (decision.outcome === 'delayed') {
     await sendBack(record, schedulePosition - 1, decision.delaySeconds ?? 0);

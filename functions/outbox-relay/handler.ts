@@ -36,10 +36,12 @@ function domainEventOf(record: DynamoDBRecord): DomainEvent {
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const endpointsOf = new Map<string, Promise<WebhookEndpoint[]>>();
   const pending: Pending[] = [];
+  const relayed: DomainEvent[] = [];
   for (const record of event.Records) {
     const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
     try {
       const outboxEvent = domainEventOf(record);
+      relayed.push(outboxEvent);
       const { organisationId } = outboxEvent;
       if (!endpointsOf.has(organisationId))
         endpointsOf.set(organisationId, listWebhookEndpoints(organisationId));
@@ -63,13 +65,8 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   const failed = await publish(pending);
   if (failed) return failed;
   // The outbox item leaves the sweep's index only now that every delivery of the batch is on the bus.
-  await markRelayed(event.Records.flatMap(eventIdOf));
+  await markRelayed(relayed);
   return { batchItemFailures: [] };
-}
-
-function eventIdOf(record: DynamoDBRecord): string[] {
-  const eventId = record.dynamodb?.NewImage?.eventId?.S;
-  return eventId ? [eventId] : [];
 }
 
 /**

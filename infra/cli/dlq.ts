@@ -154,10 +154,10 @@ export async function listDeadLetters(target: DeadLetterTarget): Promise<DeadLet
 }
 
 /**
- * Moves every dead-lettered delivery back to the delivery queue with its body unchanged, so the
- * subscriber sees the same delivery id (its idempotency key). A message leaves the dead-letter
- * queue only after the send succeeded. SQS counts receives per message, and the moved message is
- * a new one: its `attempt` starts again at 1, with five retries ahead of it.
+ * Moves every dead-lettered delivery back to the delivery queue as the same delivery (same id, its
+ * idempotency key, same event), marked as sent again. A message leaves the dead-letter queue only
+ * after the send succeeded. SQS counts receives per message, and the moved message is a new one: it
+ * has a fresh schedule of six attempts, numbered on from the log's count (7 to 12).
  */
 export async function redriveDeadLetters(target: DeadLetterTarget): Promise<RedrivenDelivery[]> {
   const moved: RedrivenDelivery[] = [];
@@ -175,7 +175,7 @@ export async function redriveDeadLetters(target: DeadLetterTarget): Promise<Redr
         await target.sqs.send(
           new SendMessageCommand({
             QueueUrl: target.deliveryQueueUrl,
-            MessageBody: message.Body ?? '',
+            MessageBody: markedResent(message.Body ?? ''),
             MessageAttributes: withoutAttemptsMade(message.MessageAttributes),
           }),
         );
@@ -194,6 +194,21 @@ export async function redriveDeadLetters(target: DeadLetterTarget): Promise<Redr
     }
   }
   return moved;
+}
+
+/**
+ * The same delivery (same id, same event) marked as sent again, so that its `attempt` goes on from
+ * the log's count instead of starting at 1 like a new delivery's; a body that is not a delivery
+ * message is moved unchanged (the delivery function drops it).
+ */
+function markedResent(body: string): string {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return body;
+    return JSON.stringify({ ...parsed, resent: true });
+  } catch {
+    return body;
+  }
 }
 
 /** A redriven delivery starts its six attempts afresh, whatever it had made before it was sent back. */

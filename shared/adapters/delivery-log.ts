@@ -1,14 +1,11 @@
-import {
-  BatchWriteItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  type WriteRequest,
-} from '@aws-sdk/client-dynamodb';
+import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, MAX_PAGE_SIZE } from '../domain/cursor.js';
 import type { DeliveryAttempt } from '../domain/delivery-attempt.js';
 import { expiresAtOf } from '../domain/delivery-retention.js';
 import { InvalidCursorError, ValidationError } from '../domain/errors.js';
+import type { DeliveryMessage } from '../domain/webhook-events.js';
+import { BATCH_WRITE_MAX, putItems } from './batch-put.js';
 import { dynamodb, tableName } from './dynamodb.js';
 import { keys } from './keys.js';
 
@@ -19,62 +16,58 @@ import { keys } from './keys.js';
 const NOT_EXPIRED = '#expiresAt > :now';
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-const ATTEMPT_PREFIX = 'ATTEMPT#';
-const GSI = 'gsi1';
+export const ATTEMPT_PREFIX = 'ATTEMPT#';
+/** The index that finds a delivery's entries by its id, whatever its endpoint. */
+export const DELIVERY_INDEX = 'gsi1';
+export const deliveryIndexKey = (deliveryId: string) => `DELIVERY#${deliveryId}`;
 
 /**
  * Items live in the endpoint's partition (`keys.deliveries`) under `ATTEMPT#<at>#<deliveryId>#<n>`:
  * ISO timestamps sort as text, so a descending query is newest first. The index entry
- * `DELIVERY#<deliveryId>` finds the newest attempt of one delivery without reading the partition
- * (the dead-letter listing's "last error").
+ * `DELIVERY#<deliveryId>` finds one delivery's entries without reading the partition (the
+ * dead-letter listing's "last error", the attempt count, the event to send again).
  */
 const attemptKeys = (a: DeliveryAttempt) => {
   const sk = `${ATTEMPT_PREFIX}${a.at}#${a.deliveryId}#${String(a.attempt).padStart(3, '0')}`;
   return {
     pk: keys.deliveries(a.organisationId, a.endpointId),
     sk,
-    gsi1pk: `DELIVERY#${a.deliveryId}`,
+    gsi1pk: deliveryIndexKey(a.deliveryId),
     gsi1sk: sk,
   };
 };
 
-/** The stored item of one attempt (also what the bench's delivery floor writes, batched). */
-export function deliveryAttemptItem(attempt: DeliveryAttempt) {
+/** The event an entry carries, so that the delivery can be sent again as it was (delivery-records.ts). */
+export type LoggedEvent = Pick<DeliveryMessage, 'occurredAt' | 'data'>;
+
+export interface LogEntry {
+  attempt: DeliveryAttempt;
+  event: LoggedEvent;
+}
+
+/** The stored item of one attempt with its event (also what the bench's delivery floor writes, batched). */
+export function deliveryAttemptItem({ attempt, event }: LogEntry) {
   const expiresAt = expiresAtOf(attempt.at);
   return marshall(
-    { ...attemptKeys(attempt), kind: 'delivery-attempt', ...attempt, expiresAt },
+    {
+      ...attemptKeys(attempt),
+      kind: 'delivery-attempt',
+      ...attempt,
+      occurredAt: event.occurredAt,
+      data: event.data,
+      expiresAt,
+    },
     { removeUndefinedValues: true },
   );
 }
 
-export async function recordAttempt(attempt: DeliveryAttempt): Promise<void> {
-  await dynamodb().send(new PutItemCommand({ TableName: tableName(), Item: deliveryAttemptItem(attempt) }));
+export async function recordAttempt(entry: LogEntry): Promise<void> {
+  await dynamodb().send(new PutItemCommand({ TableName: tableName(), Item: deliveryAttemptItem(entry) }));
 }
 
-/** BatchWriteItem's limit. */
-const BATCH_WRITE_MAX = 25;
-/** Tries of the items DynamoDB left unprocessed (throttling) before the batch is reported failed. */
-const BATCH_WRITE_TRIES = 4;
-
-/**
- * Writes several attempts in one BatchWriteItem (25 at most per call), trying again the items
- * DynamoDB leaves unprocessed; throws when some stay unwritten.
- */
-export async function recordAttempts(attempts: readonly DeliveryAttempt[]): Promise<void> {
-  for (let start = 0; start < attempts.length; start += BATCH_WRITE_MAX) {
-    let requests: WriteRequest[] = attempts
-      .slice(start, start + BATCH_WRITE_MAX)
-      .map((attempt) => ({ PutRequest: { Item: deliveryAttemptItem(attempt) } }));
-    for (let tries = 1; requests.length > 0; tries++) {
-      if (tries > BATCH_WRITE_TRIES)
-        throw new Error(`${requests.length} delivery log items stayed unprocessed`);
-      const { UnprocessedItems } = await dynamodb().send(
-        new BatchWriteItemCommand({ RequestItems: { [tableName()]: requests } }),
-      );
-      requests = UnprocessedItems?.[tableName()] ?? [];
-      if (requests.length > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** tries));
-    }
-  }
+/** Writes several attempts in BatchWriteItems (25 at most per call); throws when some stay unwritten. */
+export async function recordAttempts(entries: readonly LogEntry[]): Promise<void> {
+  await putItems(entries.map(deliveryAttemptItem));
 }
 
 /**
@@ -83,14 +76,14 @@ export async function recordAttempts(attempts: readonly DeliveryAttempt[]): Prom
  * item to be written (or for the failure), so an attempt is in the log before its message is
  * settled, as with one PutItem each.
  */
-export function attemptLogBatcher(windowMs = 5): (attempt: DeliveryAttempt) => Promise<void> {
-  let waiting: { attempt: DeliveryAttempt; done: (error?: unknown) => void }[] = [];
+export function attemptLogBatcher(windowMs = 5): (entry: LogEntry) => Promise<void> {
+  let waiting: { entry: LogEntry; done: (error?: unknown) => void }[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   const flush = () => {
     timer = undefined;
     const batch = waiting;
     waiting = [];
-    recordAttempts(batch.map((w) => w.attempt)).then(
+    recordAttempts(batch.map((w) => w.entry)).then(
       () => {
         for (const w of batch) w.done();
       },
@@ -99,9 +92,9 @@ export function attemptLogBatcher(windowMs = 5): (attempt: DeliveryAttempt) => P
       },
     );
   };
-  return (attempt) =>
+  return (entry) =>
     new Promise<void>((resolve, reject) => {
-      waiting.push({ attempt, done: (error) => (error === undefined ? resolve() : reject(error)) });
+      waiting.push({ entry, done: (error) => (error === undefined ? resolve() : reject(error)) });
       if (waiting.length >= BATCH_WRITE_MAX) {
         clearTimeout(timer);
         flush();
@@ -160,9 +153,9 @@ export async function latestAttempt(deliveryId: string): Promise<DeliveryAttempt
   const { Items } = await dynamodb().send(
     new QueryCommand({
       TableName: tableName(),
-      IndexName: GSI,
+      IndexName: DELIVERY_INDEX,
       KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
-      ExpressionAttributeValues: marshall({ ':pk': `DELIVERY#${deliveryId}`, ':prefix': ATTEMPT_PREFIX }),
+      ExpressionAttributeValues: marshall({ ':pk': deliveryIndexKey(deliveryId), ':prefix': ATTEMPT_PREFIX }),
       ScanIndexForward: false,
       Limit: 1,
     }),
@@ -172,6 +165,6 @@ export async function latestAttempt(deliveryId: string): Promise<DeliveryAttempt
 }
 
 function toAttempt(item: Record<string, unknown>): DeliveryAttempt {
-  const { pk, sk, gsi1pk, gsi1sk, kind, expiresAt, ...attempt } = item;
+  const { pk, sk, gsi1pk, gsi1sk, kind, expiresAt, occurredAt, data, ...attempt } = item;
   return attempt as unknown as DeliveryAttempt;
 }

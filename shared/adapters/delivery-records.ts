@@ -1,19 +1,21 @@
-import { GetItemCommand, paginateQuery, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { paginateQuery, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DeliveryOutcome } from '../domain/delivery-attempt.js';
-import { expiresAtOf, isExpired } from '../domain/delivery-retention.js';
+import { isExpired } from '../domain/delivery-retention.js';
 import type { DeliveryMessage } from '../domain/webhook-events.js';
+import { ATTEMPT_PREFIX, DELIVERY_INDEX, deliveryIndexKey } from './delivery-log.js';
 import { dynamodb, tableName } from './dynamodb.js';
 import { keys } from './keys.js';
 
 /**
- * One item per delivery (one event to one endpoint) beside its attempts in the endpoint's delivery
- * partition: the event exactly as it was sent (the payload holds ids and non-personal fields only),
- * how many attempts it has had, and its last outcome. It expires with the delivery's newest log
- * entry, so recover and redeliver can rebuild the exact event for as long as the log shows it (the
- * outbox item that first carried the event is kept 7 days only).
+ * What a delivery is made of, read back from its entries in the delivery log: each entry (attempt
+ * or skip) carries the event exactly as it was sent (the payload holds ids and non-personal fields
+ * only), so the newest one says how many attempts the delivery has had, how it last ended, and
+ * which event to send again. Nothing is written here: the log write after each attempt (batched)
+ * is the only write a delivery makes, and an entry expires with the log's retention, so recover and
+ * redeliver can rebuild the exact event for as long as the log shows it (the outbox item that first
+ * carried the event is kept 7 days only).
  */
-const RECORD_PREFIX = 'DELIVERY#';
 
 /** Outcomes a `recover` sends again: the event never reached the endpoint. */
 export const RECOVERABLE_OUTCOMES = [
@@ -22,121 +24,70 @@ export const RECOVERABLE_OUTCOMES = [
   'endpoint_disabled',
 ] as const satisfies readonly DeliveryOutcome[];
 
-const recordKey = (organisationId: string, endpointId: string, deliveryId: string) => ({
-  pk: keys.deliveries(organisationId, endpointId),
-  sk: `${RECORD_PREFIX}${deliveryId}`,
-});
-
-/** DynamoDB reserves `data` and `event` as words; every attribute goes through a name. */
-const NAMES = {
-  '#eventId': 'eventId',
-  '#event': 'event',
-  '#occurredAt': 'occurredAt',
-  '#data': 'data',
-  '#createdAt': 'createdAt',
-  '#expiresAt': 'expiresAt',
-};
-
-const KEEP_EVENT =
-  '#eventId = if_not_exists(#eventId, :eventId), #event = if_not_exists(#event, :event), ' +
-  '#occurredAt = if_not_exists(#occurredAt, :occurredAt), #data = if_not_exists(#data, :data), ' +
-  '#createdAt = if_not_exists(#createdAt, :at), #expiresAt = :expiresAt';
-
-const eventValues = (message: DeliveryMessage, at: Date) => ({
-  ':eventId': message.eventId,
-  ':event': message.event,
-  ':occurredAt': message.occurredAt,
-  ':data': message.data,
-  ':at': at.toISOString(),
-  ':expiresAt': expiresAtOf(at),
-});
-
-/**
- * Counts an attempt before it is made and answers its number: every earlier attempt of this
- * delivery counts, automatic, redriven or redelivered. Counted first, so that an attempt cut short
- * by a crash (the POST may have gone out) still counts, as SQS counts the receive.
- */
-export async function beginAttempt(message: DeliveryMessage, at = new Date()): Promise<number> {
-  const { Attributes } = await dynamodb().send(
-    new UpdateItemCommand({
-      TableName: tableName(),
-      Key: marshall(recordKey(message.organisationId, message.endpointId, message.deliveryId)),
-      UpdateExpression: `SET ${KEEP_EVENT} ADD attempts :one`,
-      ExpressionAttributeNames: NAMES,
-      ExpressionAttributeValues: marshall(
-        { ...eventValues(message, at), ':one': 1 },
-        { removeUndefinedValues: true },
-      ),
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  return Number(unmarshall(Attributes ?? {}).attempts ?? 1);
+interface LoggedEntry {
+  pk: string;
+  sk: string;
+  deliveryId: string;
+  eventId: string;
+  event: DeliveryMessage['event'];
+  attempt: number;
+  outcome: DeliveryOutcome;
+  occurredAt?: string;
+  data?: Record<string, unknown>;
+  expiresAt: number;
 }
 
 /**
- * The delivery was not sent (its endpoint is disabled): kept, with its event, as `skipped`. Answers
- * the number its next real attempt will carry (a skip is no attempt: nothing reached anyone).
+ * The delivery's entries in the log, oldest first: through the index by delivery id, and only those
+ * in this endpoint's partition (a delivery id names one endpoint of one organisation; the check
+ * keeps another organisation's entries out whatever the id). The index is eventually consistent on
+ * AWS: an entry written within the last second may be missing.
  */
-export async function noteSkipped(message: DeliveryMessage, at = new Date()): Promise<number> {
-  const { Attributes } = await dynamodb().send(
-    new UpdateItemCommand({
+async function entriesOf(organisationId: string, endpointId: string, deliveryId: string, now: Date) {
+  const partition = keys.deliveries(organisationId, endpointId);
+  const { Items } = await dynamodb().send(
+    new QueryCommand({
       TableName: tableName(),
-      Key: marshall(recordKey(message.organisationId, message.endpointId, message.deliveryId)),
-      UpdateExpression: `SET ${KEEP_EVENT}, lastOutcome = :skipped, lastAt = :at`,
-      ExpressionAttributeNames: NAMES,
-      ExpressionAttributeValues: marshall(
-        { ...eventValues(message, at), ':skipped': 'skipped' satisfies DeliveryOutcome },
-        { removeUndefinedValues: true },
-      ),
-      ReturnValues: 'ALL_NEW',
+      IndexName: DELIVERY_INDEX,
+      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
+      ExpressionAttributeValues: marshall({ ':pk': deliveryIndexKey(deliveryId), ':prefix': ATTEMPT_PREFIX }),
     }),
   );
-  return Number(unmarshall(Attributes ?? {}).attempts ?? 0) + 1;
+  return (Items ?? [])
+    .map((item) => unmarshall(item) as LoggedEntry)
+    .filter((entry) => entry.pk === partition && !isExpired(entry.expiresAt, now));
 }
 
-/** The outcome of the attempt `beginAttempt` counted: what `recover` selects by. */
-export async function finishAttempt(
-  message: Pick<DeliveryMessage, 'organisationId' | 'endpointId' | 'deliveryId'>,
-  outcome: DeliveryOutcome,
-  at: Date,
-): Promise<void> {
-  await dynamodb().send(
-    new UpdateItemCommand({
-      TableName: tableName(),
-      Key: marshall(recordKey(message.organisationId, message.endpointId, message.deliveryId)),
-      UpdateExpression: 'SET lastOutcome = :outcome, lastAt = :at, #expiresAt = :expiresAt',
-      ExpressionAttributeNames: { '#expiresAt': 'expiresAt' },
-      ExpressionAttributeValues: marshall({
-        ':outcome': outcome,
-        ':at': at.toISOString(),
-        ':expiresAt': expiresAtOf(at),
-      }),
-    }),
+/**
+ * Attempts the delivery has made so far, whatever sent them (automatic, redriven, redelivered,
+ * recovered): the highest attempt number its log holds. A skip is no attempt (nothing reached
+ * anyone), and an attempt cut short by a crash before its log write is not in the log: the caller
+ * also counts SQS's receives for those.
+ */
+export async function attemptsMadeSoFar(message: DeliveryMessage, now = new Date()): Promise<number> {
+  const entries = await entriesOf(message.organisationId, message.endpointId, message.deliveryId, now);
+  return entries.reduce(
+    (most, entry) => (entry.outcome === 'skipped' ? most : Math.max(most, Number(entry.attempt) || 0)),
+    0,
   );
 }
 
-/** The delivery's exact event, or undefined when there is none (or its retention is over). */
+/** The delivery's exact event, or undefined when the log holds none of it (or its retention is over). */
 export async function findDelivery(
   organisationId: string,
   endpointId: string,
   deliveryId: string,
   now = new Date(),
 ): Promise<DeliveryMessage | undefined> {
-  const { Item } = await dynamodb().send(
-    new GetItemCommand({
-      TableName: tableName(),
-      Key: marshall(recordKey(organisationId, endpointId, deliveryId)),
-      ConsistentRead: true,
-    }),
-  );
-  const item = Item ? unmarshall(Item) : undefined;
-  if (!item || isExpired(item.expiresAt, now)) return undefined;
-  return messageOf(item, organisationId, endpointId);
+  const entries = await entriesOf(organisationId, endpointId, deliveryId, now);
+  const newest = entries.filter((entry) => entry.data !== undefined).at(-1);
+  return newest ? messageOf(newest, organisationId, endpointId) : undefined;
 }
 
 /**
- * Every delivery of the endpoint whose last outcome since `since` is recoverable, as the messages to
- * send again. Reads the endpoint's delivery records only (not its attempts), a page at a time.
+ * Every delivery of the endpoint whose newest log entry since `since` is recoverable, as the
+ * messages to send again, oldest event first. Reads the endpoint's log from `since` on, a page at a
+ * time: the entries are sorted by when their attempt started.
  */
 export async function listRecoverable(
   organisationId: string,
@@ -148,42 +99,45 @@ export async function listRecoverable(
     { client: dynamodb() },
     {
       TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      FilterExpression: 'lastOutcome IN (:o1, :o2, :o3) AND lastAt >= :since AND #expiresAt > :now',
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      FilterExpression: '#expiresAt > :now',
       ExpressionAttributeNames: { '#expiresAt': 'expiresAt' },
       ExpressionAttributeValues: marshall({
         ':pk': keys.deliveries(organisationId, endpointId),
-        ':prefix': RECORD_PREFIX,
-        ':o1': RECOVERABLE_OUTCOMES[0],
-        ':o2': RECOVERABLE_OUTCOMES[1],
-        ':o3': RECOVERABLE_OUTCOMES[2],
-        ':since': since.toISOString(),
+        ':from': `${ATTEMPT_PREFIX}${since.toISOString()}`,
+        // Past every ISO timestamp: the rest of the log.
+        ':to': `${ATTEMPT_PREFIX}~`,
         ':now': Math.floor(now.getTime() / 1000),
       }),
       ConsistentRead: true,
     },
   );
-  const messages: DeliveryMessage[] = [];
+  const newest = new Map<string, LoggedEntry>();
   for await (const page of pages) {
-    for (const item of page.Items ?? [])
-      messages.push(messageOf(unmarshall(item), organisationId, endpointId));
+    for (const item of page.Items ?? []) {
+      const entry = unmarshall(item) as LoggedEntry;
+      // Ascending by start time: a later entry of the same delivery replaces the earlier one.
+      newest.set(entry.deliveryId, entry);
+    }
   }
-  // Oldest first, so that a subscriber receives what it missed in the order it happened.
-  return messages.sort((a, b) => a.occurredAt.localeCompare(b.occurredAt));
+  const recoverable: readonly DeliveryOutcome[] = RECOVERABLE_OUTCOMES;
+  return (
+    [...newest.values()]
+      .filter((entry) => recoverable.includes(entry.outcome) && entry.data !== undefined)
+      .map((entry) => messageOf(entry, organisationId, endpointId))
+      // Oldest first, so that a subscriber receives what it missed in the order it happened.
+      .sort((a, b) => a.occurredAt.localeCompare(b.occurredAt))
+  );
 }
 
-function messageOf(
-  item: Record<string, unknown>,
-  organisationId: string,
-  endpointId: string,
-): DeliveryMessage {
+function messageOf(entry: LoggedEntry, organisationId: string, endpointId: string): DeliveryMessage {
   return {
-    deliveryId: String(item.sk).slice(RECORD_PREFIX.length),
+    deliveryId: entry.deliveryId,
     endpointId,
     organisationId,
-    eventId: String(item.eventId),
-    event: item.event as DeliveryMessage['event'],
-    occurredAt: String(item.occurredAt),
-    data: (item.data as Record<string, unknown>) ?? {},
+    eventId: entry.eventId,
+    event: entry.event,
+    occurredAt: String(entry.occurredAt),
+    data: entry.data ?? {},
   };
 }

@@ -1,14 +1,18 @@
-import { paginateQuery, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { paginateQuery } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DomainEvent } from '../domain/webhook-events.js';
 import { logger } from '../observability.js';
-import { dynamodb, isConditionalCheckFailure, tableName } from './dynamodb.js';
+import { putItems } from './batch-put.js';
+import { dynamodb, tableName } from './dynamodb.js';
 import { keys } from './keys.js';
 import { TIMERS_INDEX } from './timer-store.js';
 import type { TransactionItem } from './transaction.js';
 
 /** Outbox items are relayed within seconds; a week's margin before TTL may drop them. */
 const OUTBOX_RETENTION_SECONDS = 7 * 24 * 3600;
+
+const expiresAtOf = (event: DomainEvent) =>
+  Math.floor(Date.parse(event.occurredAt) / 1000) + OUTBOX_RETENTION_SECONDS;
 
 /** Unrelayed outbox items are spread over a few partitions of the sparse index, as timers are. */
 export const UNRELAYED_SHARDS = 4;
@@ -36,7 +40,7 @@ export function outboxWrite(event: DomainEvent): TransactionItem {
             ...event,
             timerPartition: keys.unrelayedOutbox(unrelayedShard(event.eventId)),
             dueAt: event.occurredAt,
-            expiresAt: Math.floor(Date.parse(event.occurredAt) / 1000) + OUTBOX_RETENTION_SECONDS,
+            expiresAt: expiresAtOf(event),
           },
           { removeUndefinedValues: true },
         ),
@@ -47,33 +51,41 @@ export function outboxWrite(event: DomainEvent): TransactionItem {
 }
 
 /**
- * Takes relayed items out of the sparse index (a MODIFY, which the stream filter does not pass).
- * A mark that fails only means the sweep publishes the event again later, with the same delivery
- * ids: a duplicate the subscriber drops, never a loss; so it is logged, not thrown.
+ * Takes relayed items out of the sparse index: each outbox item is written again whole, without its
+ * index attributes and with `relayedAt`, 25 to a BatchWriteItem (a MODIFY, which the stream filter
+ * does not pass). A whole put rather than an update, because only BatchWriteItem takes many items
+ * in one call; the relay has the whole event from the stream. A mark that fails only means the
+ * sweep publishes the event again later, with the same delivery ids: a duplicate the subscriber
+ * drops, never a loss; so it is logged, not thrown.
  */
-export async function markRelayed(eventIds: readonly string[], at = new Date()): Promise<void> {
-  const results = await Promise.allSettled(
-    eventIds.map((eventId) =>
-      dynamodb().send(
-        new UpdateItemCommand({
-          TableName: tableName(),
-          Key: marshall({ pk: `OUTBOX#${eventId}`, sk: 'EVENT' }),
-          UpdateExpression: 'REMOVE timerPartition SET relayedAt = :at',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: marshall({ ':at': at.toISOString() }),
-        }),
-      ),
-    ),
-  );
-  const failed = results.filter(
-    (r): r is PromiseRejectedResult => r.status === 'rejected' && !isConditionalCheckFailure(r.reason),
-  );
-  if (failed.length > 0) {
+export async function markRelayed(events: readonly DomainEvent[], at = new Date()): Promise<void> {
+  try {
+    await putItems(events.map((event) => relayedItem(event, at)));
+  } catch (error) {
     logger.warn('Some relayed outbox items could not be marked; the sweep will publish them again', {
-      failed: failed.length,
-      error: failed[0]?.reason,
+      events: events.length,
+      error,
     });
   }
+}
+
+/** The outbox item of an event once relayed: what `outboxWrite` stored, out of the sweep's index. */
+function relayedItem(event: DomainEvent, at: Date) {
+  return marshall(
+    {
+      pk: `OUTBOX#${event.eventId}`,
+      sk: 'EVENT',
+      kind: 'outbox',
+      eventId: event.eventId,
+      event: event.event,
+      organisationId: event.organisationId,
+      occurredAt: event.occurredAt,
+      data: event.data,
+      expiresAt: expiresAtOf(event),
+      relayedAt: at.toISOString(),
+    },
+    { removeUndefinedValues: true },
+  );
 }
 
 /** An unrelayed outbox item, with how often the sweep has put it back on the stream. */

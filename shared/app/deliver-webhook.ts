@@ -1,5 +1,5 @@
-import { recordAttempt } from '../adapters/delivery-log.js';
-import { beginAttempt, finishAttempt, noteSkipped } from '../adapters/delivery-records.js';
+import { type LogEntry, recordAttempt } from '../adapters/delivery-log.js';
+import { attemptsMadeSoFar } from '../adapters/delivery-records.js';
 import { settleEndpointPace, takeInFlightSlot } from '../adapters/endpoint-pace-store.js';
 import { clearPendingDelivery, notePendingDelivery } from '../adapters/pending-deliveries.js';
 import {
@@ -38,10 +38,16 @@ export interface DeliveryDecision {
 
 export interface DeliveryContext {
   lookups?: DeliveryLookups;
+  /**
+   * Certainly the delivery's first attempt (the relay's message at its first receive): numbered 1
+   * without reading the log. Anything else (a retry, a redrive, a redeliver, a recover, a delivery
+   * sent back while its endpoint was limited) reads how many attempts the log holds.
+   */
+  firstAttempt?: boolean;
   /** An earlier receive of this delivery noted it pending (a retry or a delay): clear it at the end. */
   mayBePending?: boolean;
   /** Writes the attempt to the delivery log; a batch gathers its attempts into BatchWriteItems. */
-  writeLog?: (attempt: DeliveryAttempt) => Promise<void>;
+  writeLog?: (entry: LogEntry) => Promise<void>;
 }
 
 export interface DeliveryOptions {
@@ -79,6 +85,8 @@ export async function deliverWebhook(
     eventId: message.eventId,
     event: message.event,
   };
+  const writeEntry = (attempt: DeliveryAttempt, reason?: string) =>
+    record({ attempt, event: { occurredAt: message.occurredAt, data: message.data } }, writeLog, reason);
   const [found, pace] = await Promise.all([
     lookups.endpoint(message.organisationId, message.endpointId),
     lookups.pace(message.organisationId, message.endpointId),
@@ -92,20 +100,19 @@ export async function deliverWebhook(
     return decision;
   };
   if (!found) {
-    await record(
+    await writeEntry(
       { ...ids, attempt: schedulePosition, at: started.toISOString(), outcome: 'skipped', latencyMs: 0 },
-      writeLog,
       'endpoint deleted',
     );
     return ended({ outcome: 'skipped' });
   }
   // A test send goes through to a disabled endpoint: its owner checks the receiver before enabling it.
   if (found.endpoint.disabledAt !== null && message.event !== TEST_EVENT) {
-    // Kept with its event, so that enabling the endpoint and a recover send it: nothing is lost.
-    const attempt = await noteSkipped(message, started);
-    await record(
+    // Logged with its event, so that enabling the endpoint and a recover send it: nothing is lost.
+    // A skip is no attempt: it carries the number the next real attempt will.
+    const attempt = await attemptNumber(message, schedulePosition, context.firstAttempt);
+    await writeEntry(
       { ...ids, attempt, at: started.toISOString(), outcome: 'skipped', latencyMs: 0 },
-      writeLog,
       'endpoint disabled',
     );
     return ended({ outcome: 'skipped' });
@@ -116,7 +123,7 @@ export async function deliverWebhook(
     if (slot === undefined) return delayWhileEndpointLimited(message, { ...ids, attempt: schedulePosition });
   }
 
-  const attempt = await beginAttempt(message, started);
+  const attempt = await attemptNumber(message, schedulePosition, context.firstAttempt);
   const body = Buffer.from(webhookBody(message, attempt), 'utf8');
   const headers = webhookHeaders({
     ...(found.previousSecret === undefined ? {} : { previousSecret: found.previousSecret }),
@@ -139,10 +146,7 @@ export async function deliverWebhook(
   );
   const at = started.toISOString();
   const logged = (outcome: DeliveryOutcome, extra: Partial<DeliveryAttempt> = {}) =>
-    record({ ...ids, attempt, at, outcome, ...response, ...extra }, writeLog, undefined, {
-      message,
-      started,
-    });
+    writeEntry({ ...ids, attempt, at, outcome, ...response, ...extra });
 
   if (result.ok) {
     if (found.endpoint.failingSince !== null)
@@ -257,17 +261,30 @@ function responseFields(
 }
 
 /**
+ * The attempt's number, counting every earlier attempt of the delivery whatever sent it: the log's
+ * count, or SQS's place in the schedule when that is higher (an attempt cut short by a crash before
+ * its log write still counts, as SQS counted its receive).
+ */
+async function attemptNumber(
+  message: DeliveryMessage,
+  schedulePosition: number,
+  firstAttempt = false,
+): Promise<number> {
+  if (firstAttempt) return 1;
+  return Math.max((await attemptsMadeSoFar(message)) + 1, schedulePosition);
+}
+
+/**
  * Logs the attempt (ids and outcome only: never the URL, the secret, a signature or the body) and
- * writes it to the delivery log. A log write that fails must not turn a delivered webhook into a
- * retried one, so it is logged and not thrown.
+ * writes it to the delivery log with its event. A log write that fails must not turn a delivered
+ * webhook into a retried one, so it is logged and not thrown.
  */
 async function record(
-  attempt: DeliveryAttempt,
-  writeLog: (attempt: DeliveryAttempt) => Promise<void>,
+  entry: LogEntry,
+  writeLog: (entry: LogEntry) => Promise<void>,
   reason?: string,
-  /** For an attempt that was made: its outcome goes on the delivery's record too (what recover selects by). */
-  made?: { message: DeliveryMessage; started: Date },
 ): Promise<void> {
+  const { attempt } = entry;
   const { responseExcerpt, ...fields } = attempt;
   const level = attempt.outcome === 'failed' ? 'warn' : 'info';
   logger[level]('Webhook delivery attempt', { ...fields, ...(reason ? { reason } : {}) });
@@ -281,10 +298,7 @@ async function record(
     { [OUTCOME_DIMENSION]: attempt.outcome },
   );
   try {
-    await Promise.all([
-      writeLog(attempt),
-      made ? finishAttempt(made.message, attempt.outcome, made.started) : undefined,
-    ]);
+    await writeLog(entry);
   } catch (error) {
     logger.error('The delivery log write failed', {
       error,

@@ -82,6 +82,6 @@ export async function recoverDeliveries(
     ]);
   }
   const messages = await listRecoverable(endpoint.organisationId, endpoint.id, since, now);
-  await send(messages);
+  await send(messages.map((message) => ({ ...message, resent: true })));
   return messages.length;
 }

@@ -56,6 +56,11 @@ export interface DeliveryMessage extends DomainEvent {
    * failure is final. Left out for every other delivery, which follows the retry schedule.
    */
   once?: boolean;
+  /**
+   * Sent again by an owner or an operator (a recover, a dead-letter redrive): its earlier attempts
+   * are in the log and its number goes on from them. Left out on the relay's messages.
+   */
+  resent?: boolean;
 }
 
 /** The exact JSON a subscriber receives; `attempt` is 1 on the first try. */

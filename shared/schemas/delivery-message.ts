@@ -17,6 +17,7 @@ const deliveryMessageSchema = z.object({
   occurredAt: z.string(),
   data: z.record(z.string(), z.unknown()),
   once: z.optional(z.boolean()),
+  resent: z.optional(z.boolean()),
 });
 
 /** The message, or undefined when the body is not JSON of that shape. */

@@ -76,9 +76,10 @@ export const GRANTS = {
     table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     signingKey: ['kms:Encrypt', 'kms:Decrypt'],
   },
-  // Reads the endpoint and the delivery's kept event, puts one attempt of it on the bus.
-  'webhook-redeliver': { ...API, table: WRITE, eventBus: ['events:PutEvents'] },
-  // Reads the endpoint, Queries its delivery records, puts each recoverable one on the bus.
+  // Reads the endpoint, finds the delivery's event in its log (Query of the index by delivery id),
+  // puts one attempt of it on the bus.
+  'webhook-redeliver': { ...API, table: [...WRITE, 'dynamodb:Query'], eventBus: ['events:PutEvents'] },
+  // Reads the endpoint, Queries its delivery log since `since`, puts each recoverable delivery on the bus.
   'webhook-recover': { ...API, table: [...WRITE, 'dynamodb:Query'], eventBus: ['events:PutEvents'] },
   // Member statistics: one Query of the organisation's statistics partition.
   'member-statistics': { ...API, table: LIST },
@@ -102,15 +103,17 @@ export const GRANTS = {
   'sanctuary-file-register': { ...API, table: WRITE },
   'sanctuary-file-get': { ...API, table: READ_ONE },
   // Lists the organisation's endpoints to fan an event out, publishes one entry per delivery, and
-  // marks the outbox item relayed (Update).
-  'outbox-relay': { table: ['dynamodb:Query', 'dynamodb:UpdateItem'], eventBus: ['events:PutEvents'] },
+  // marks the outbox items relayed (whole items again, in BatchWriteItems).
+  'outbox-relay': { table: ['dynamodb:Query', 'dynamodb:BatchWriteItem'], eventBus: ['events:PutEvents'] },
   // Reads the endpoint and its secret, disables it on 410, writes the delivery log, and sets a
   // failed message's visibility to the next backoff delay. Reads and updates the endpoint's pace
   // (strikes, in-flight slots) and sends a delivery of a limited endpoint back to the queue as a new
   // message (SendMessage); notes a pending delivery (Put) and clears it when it ends (Delete). The
-  // attempts of a batch that end together are logged in one BatchWriteItem.
+  // attempts of a batch that end together are logged in one BatchWriteItem; a delivery that is not
+  // certainly on its first attempt counts its earlier ones in the log (Query of the index).
   'deliver-webhook': {
     table: [
+      'dynamodb:Query',
       'dynamodb:GetItem',
       'dynamodb:UpdateItem',
       'dynamodb:PutItem',

@@ -98,17 +98,20 @@ async function post(message: Message, url: string) {
   return {
     ok: result.ok,
     logItem: deliveryAttemptItem({
-      organisationId: delivery.organisationId,
-      endpointId: delivery.endpointId,
-      deliveryId: delivery.deliveryId,
-      eventId: delivery.eventId,
-      event: delivery.event,
-      attempt,
-      at,
-      outcome: result.ok ? 'succeeded' : 'retry_scheduled',
-      statusCode: result.statusCode,
-      errorClass: result.errorClass,
-      latencyMs: result.latencyMs,
+      attempt: {
+        organisationId: delivery.organisationId,
+        endpointId: delivery.endpointId,
+        deliveryId: delivery.deliveryId,
+        eventId: delivery.eventId,
+        event: delivery.event,
+        attempt,
+        at,
+        outcome: result.ok ? 'succeeded' : 'retry_scheduled',
+        statusCode: result.statusCode,
+        errorClass: result.errorClass,
+        latencyMs: result.latencyMs,
+      },
+      event: { occurredAt: delivery.occurredAt, data: delivery.data },
     }),
   };
 }

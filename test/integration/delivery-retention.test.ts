@@ -4,15 +4,11 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepExpiredItems } from '../../infra/local/ttl-sweeper.js';
 import { listDeliveries, recordAttempt } from '../../shared/adapters/delivery-log.js';
-import {
-  beginAttempt,
-  findDelivery,
-  finishAttempt,
-  listRecoverable,
-} from '../../shared/adapters/delivery-records.js';
+import { attemptsMadeSoFar, findDelivery, listRecoverable } from '../../shared/adapters/delivery-records.js';
 import { keys } from '../../shared/adapters/keys.js';
 import { createWebhookEndpoint, getWebhookEndpoint } from '../../shared/adapters/webhook-endpoint-store.js';
 import { deliverWebhook } from '../../shared/app/deliver-webhook.js';
+import type { DeliveryOutcome } from '../../shared/domain/delivery-attempt.js';
 import type { DeliveryMessage } from '../../shared/domain/webhook-events.js';
 import { useFreshTable } from '../support/table.js';
 import { answer, type Receiver, startReceiver } from '../support/webhook-receiver.js';
@@ -36,6 +32,14 @@ function message(endpointId: string): DeliveryMessage {
     organisationId,
     occurredAt: new Date().toISOString(),
     data: { id: randomUUID(), membershipType: 'regular' },
+  };
+}
+
+/** The log entry of one attempt of `m` that started `at`. */
+function logged(m: DeliveryMessage, at: Date, outcome: DeliveryOutcome, attempt = 1) {
+  return {
+    attempt: { ...m, attempt, at: at.toISOString(), outcome, latencyMs: 3 },
+    event: { occurredAt: m.occurredAt, data: m.data },
   };
 }
 
@@ -64,13 +68,12 @@ describe('the delivery log retention', () => {
     const old = message(endpointId);
     const fresh = message(endpointId);
     const longAgo = new Date(Date.now() - 91 * 86_400_000);
+    const freshAt = new Date();
     for (const [m, at] of [
       [old, longAgo],
-      [fresh, new Date()],
+      [fresh, freshAt],
     ] as const) {
-      const attempt = await beginAttempt(m, at);
-      await finishAttempt(m, 'failed', at);
-      await recordAttempt({ ...m, attempt, at: at.toISOString(), outcome: 'failed', latencyMs: 3 });
+      await recordAttempt(logged(m, at, 'failed'));
     }
     const listed = await listDeliveries(organisationId, endpointId, { limit: 100 });
     expect(listed.deliveries.map((d) => d.deliveryId)).toEqual([fresh.deliveryId]);
@@ -79,27 +82,48 @@ describe('the delivery log retention', () => {
     const recoverable = await listRecoverable(organisationId, endpointId, new Date(longAgo.getTime() - 1000));
     expect(recoverable.map((m) => m.deliveryId)).toEqual([fresh.deliveryId]);
 
-    // The expired record and attempt are gone after a sweep; the fresh ones stay.
-    expect(await sweepExpiredItems(client, tableName)).toBeGreaterThanOrEqual(2);
-    const stored = async (deliveryId: string) =>
+    // The expired entry is gone after a sweep; the fresh one stays.
+    expect(await sweepExpiredItems(client, tableName)).toBeGreaterThanOrEqual(1);
+    const stored = async (m: DeliveryMessage, at: Date) =>
       (
         await client.send(
           new GetItemCommand({
             TableName: tableName,
-            Key: marshall({ pk: keys.deliveries(organisationId, endpointId), sk: `DELIVERY#${deliveryId}` }),
+            Key: marshall({
+              pk: keys.deliveries(organisationId, endpointId),
+              sk: `ATTEMPT#${at.toISOString()}#${m.deliveryId}#001`,
+            }),
           }),
         )
       ).Item;
-    expect(await stored(old.deliveryId)).toBeUndefined();
-    expect(await stored(fresh.deliveryId)).toBeDefined();
+    expect(await stored(old, longAgo)).toBeUndefined();
+    expect(await stored(fresh, freshAt)).toBeDefined();
   });
 
   it('keeps the exact event for as long as the log keeps the delivery (90 days by default)', async () => {
     const endpointId = randomUUID();
     const m = message(endpointId);
     const eightyNineDaysAgo = new Date(Date.now() - 89 * 86_400_000);
-    await beginAttempt(m, eightyNineDaysAgo);
+    await recordAttempt(logged(m, eightyNineDaysAgo, 'succeeded'));
     expect(await findDelivery(organisationId, endpointId, m.deliveryId)).toEqual(m);
+  });
+
+  it('counts the attempts a delivery has made (not its skips), and hides it from another endpoint', async () => {
+    const endpointId = randomUUID();
+    const m = message(endpointId);
+    const t = Date.now() - 60_000;
+    await recordAttempt(logged(m, new Date(t), 'retry_scheduled', 1));
+    await recordAttempt(logged(m, new Date(t + 1000), 'failed', 2));
+    await recordAttempt(logged(m, new Date(t + 2000), 'skipped', 3));
+    expect(await attemptsMadeSoFar(m)).toBe(2);
+    expect(await findDelivery(organisationId, endpointId, m.deliveryId)).toEqual(m);
+    // The same delivery id asked for through another endpoint (or organisation) is unknown there.
+    expect(await attemptsMadeSoFar({ ...m, endpointId: randomUUID() })).toBe(0);
+    expect(await findDelivery(randomUUID(), endpointId, m.deliveryId)).toBeUndefined();
+    // Its newest entry is a skip: recover takes it, from a `since` before that entry only.
+    const since = (s: number) => listRecoverable(organisationId, endpointId, new Date(s));
+    expect((await since(t - 1)).map((d) => d.deliveryId)).toEqual([m.deliveryId]);
+    expect(await since(t + 2001)).toEqual([]);
   });
 });
 

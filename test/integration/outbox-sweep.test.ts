@@ -63,7 +63,7 @@ describe('the outbox sweep', () => {
 
   it('leaves what the relay marked relayed alone', async () => {
     const relayed = await unrelayedEvent(10);
-    await markRelayed([relayed.eventId]);
+    await markRelayed([relayed]);
     const pending = await overdueOutboxItems({ olderThanMs: 0, now: new Date(Date.now() + MINUTE) });
     expect(pending.map((i) => i.event.eventId)).not.toContain(relayed.eventId);
     await sweepUnrelayedOutbox({ olderThanMs: 5 * MINUTE });

@@ -23,11 +23,7 @@ const adapters = vi.hoisted(() => ({
 
 vi.mock('../../shared/adapters/webhook-sender.js', () => ({ sendWebhook: adapters.send }));
 vi.mock('../../shared/adapters/delivery-log.js', () => ({ recordAttempt: async () => undefined }));
-vi.mock('../../shared/adapters/delivery-records.js', () => ({
-  beginAttempt: async () => 1,
-  noteSkipped: async () => 1,
-  finishAttempt: async () => undefined,
-}));
+vi.mock('../../shared/adapters/delivery-records.js', () => ({ attemptsMadeSoFar: async () => 0 }));
 // An endpoint without strikes, and the pending notes written nowhere.
 vi.mock('../../shared/adapters/endpoint-pace-store.js', () => ({
   readEndpointPace: async () => ({ strikes: 0, lastStrikeAt: 0 }),
