@@ -178,18 +178,19 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
       logger.warn('Some processed messages could not be deleted', { functionName, failed: Failed });
   }
 
+  /** Deletes under way: the next receive does not wait for them, as the event source mapping's does not. */
+  const deleting = new Set<Promise<void>>();
+
+  /**
+   * Invokes the handler with one batch; once it has returned, deletes what succeeded without
+   * holding up this loop's next receive. The batch's receipt handles stay in the journal until
+   * then: a crash before the delete releases them at the next start (a duplicate with the same
+   * delivery id, never a loss).
+   */
   async function invoke(messages: Message[]): Promise<void> {
     const records = messages.map((m) => toRecord(m, eventSourceARN, awsRegion));
     const handles = records.map((r) => r.receiptHandle);
     journal.begin(handles);
-    try {
-      await invokeAndSettle(records);
-    } finally {
-      journal.end(handles);
-    }
-  }
-
-  async function invokeAndSettle(records: SQSRecord[]): Promise<void> {
     let response: SQSBatchResponse | undefined;
     try {
       response = await options.handler(
@@ -201,9 +202,16 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
         error,
         functionName,
       });
+      journal.end(handles);
       return;
     }
-    await deleteSucceeded(records, response);
+    const deleted = deleteSucceeded(records, response)
+      .catch((error: unknown) => logger.error('Deleting processed messages failed', { error, functionName }))
+      .finally(() => {
+        journal.end(handles);
+        deleting.delete(deleted);
+      });
+    deleting.add(deleted);
   }
 
   async function pollLoop(): Promise<void> {
@@ -231,7 +239,8 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
       try {
         await invoke(messages);
       } catch (error) {
-        logger.error('Deleting processed messages failed', { error, functionName });
+        // The in-flight journal could not be written: the batch returns after the visibility timeout.
+        logger.error('Invoking the handler failed', { error, functionName });
       }
     }
   }
@@ -243,6 +252,7 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
     stop: async () => {
       abort.abort();
       await Promise.all(loops);
+      await Promise.all(deleting);
       client.destroy();
     },
   };
