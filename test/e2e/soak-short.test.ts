@@ -10,8 +10,7 @@ import { runSoak } from '../soak/soak.js';
 describe('the short soak', { timeout: 240_000 }, () => {
   it('loses no acknowledged event through a SIGKILL, with every kind of misbehaving subscriber', async () => {
     const result = await runSoak({
-      cyclesAlone: 1,
-      cyclesTogether: 3,
+      cycles: { alone: 1, neighbours: 2, faults: 3 },
       healthyOrganisations: 1,
       stackKills: 1,
       engineKill: false,
