@@ -79,7 +79,7 @@ console.log(
         'duplicates',
         'same id',
         'DLQ/failed',
-        'not sent: disabled',
+        'skipped (logged)',
         'absent after engine kill',
         'lost',
       ],
@@ -91,7 +91,7 @@ console.log(
         r.duplicates,
         r.duplicatesWithSameDeliveryId ? 'yes' : 'NO',
         r.dlqOrLoggedFailed,
-        r.notSentEndpointDisabled,
+        r.skippedLogged,
         r.absentAfterEngineKill,
         r.lost,
       ]),
@@ -105,11 +105,18 @@ console.log(
             .join(', ')})`
         : ''
     }`,
+    ...result.endpoints.flatMap((r) =>
+      r.problems.map((p) => `PROBLEM at ${r.behaviour} (org ${r.organisation}): ${p}`),
+    ),
+    ...result.endpoints.flatMap((r) =>
+      r.notes.map((n) => `Note at ${r.behaviour} (org ${r.organisation}): ${n}`),
+    ),
   ].join('\n'),
 );
+
 mkdirSync('.bench', { recursive: true });
 writeFileSync(
   join('.bench', 'soak.json'),
   JSON.stringify({ at: new Date().toISOString(), ...result }, null, 2),
 );
-process.exit(result.endpoints.some((r) => r.lost > 0) ? 1 : 0);
+process.exit(result.endpoints.some((r) => r.lost > 0 || r.problems.length > 0) ? 1 : 0);

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { deliveryIdFor } from '../../shared/domain/delivery-id.js';
 import { DELIVERY_QUEUE } from '../../shared/topology/queues.js';
 import { mis, type RunningStack, startLocalStack } from '../support/local-stack.js';
 
@@ -14,8 +15,8 @@ import { mis, type RunningStack, startLocalStack } from '../support/local-stack.
  * (`faults`). The healthy endpoints' latency alone and beside the misbehaving ones is measured
  * without faults, so that a kill's backlog does not pass for a neighbour's doing. At the end every
  * acknowledged event is accounted for, per endpoint: delivered, in the dead-letter queue or logged
- * failed, not sent because the endpoint was disabled, absent because the engine kill took the write
- * itself, or lost.
+ * failed, logged skipped (its endpoint was disabled: recoverable), absent because the engine kill
+ * took the write itself, or lost.
  */
 
 export const BEHAVIOURS = ['healthy', 'slow', 'flaky', 'dead', 'gone', 'closes'] as const;
@@ -456,7 +457,13 @@ export async function runSoak(options: SoakOptions) {
         lastCount = count;
         quietSince = Date.now();
       }
-      if (pairs.every((p) => final(p, receivers.receivedAt(p.endpoint.path, p.expected.key)))) break;
+      const disabled = new Set(receivers.receipts.filter((r) => r.answered === 410).map((r) => r.path));
+      if (
+        pairs.every((p) =>
+          final(receivers.receivedAt(p.endpoint.path, p.expected.key), disabled.has(p.endpoint.path)),
+        )
+      )
+        break;
       await pause(2000);
     }
     // The last attempt's message reaches the dead-letter queue at its next receive.
@@ -514,15 +521,23 @@ function expectedPairs(expected: Expected[], endpoints: Endpoint[]) {
   );
 }
 
-/** A pair is final once its endpoint took it (a 2xx status line, cut-off body or not), or it has had all six attempts. */
-function final(pair: { endpoint: Endpoint; expected: Expected }, receipts: Receipt[]): boolean {
-  if (pair.endpoint.behaviour === 'gone') return true;
-  return receipts.some(isTaken) || receipts.length >= 6;
+/**
+ * A pair is final once its endpoint took it (a 2xx status line, cut-off body or not), it has had
+ * all six attempts, or its endpoint answered 410 (it is disabled: the rest is logged skipped).
+ */
+function final(receipts: Receipt[], endpointAnswered410: boolean): boolean {
+  return endpointAnswered410 || receipts.some(isTaken) || receipts.length >= 6;
 }
 
+/** One delivery-log entry (GET /webhooks/{id}/deliveries), the fields the accounting reads. */
 interface LoggedOutcome {
   deliveryId: string;
+  eventId: string;
+  attempt: number;
+  at: string;
   outcome: string;
+  statusCode?: number;
+  errorClass?: string;
 }
 
 /** The delivery log of every endpoint, through the API as an integrator reads it. */
@@ -566,47 +581,108 @@ function account(input: {
   engineKilledAt: number | undefined;
   faults: Fault[];
 }) {
+  // Every delivery id of an event derives from its event id and the endpoint's id (the relay's
+  // deliveryIdFor); a receipt ties a delivery id to the event's key, the log ties it to the event
+  // id. So an event that reached any endpoint names its delivery to every other one, also one that
+  // was never sent (skipped) or never arrived.
+  const keyOfDelivery = new Map(input.receipts.map((r) => [r.deliveryId, r.key]));
+  const eventIdOfKey = new Map<string, string>();
+  const keyOfEventId = new Map<string, string>();
+  for (const entries of input.logged.values())
+    for (const l of entries) {
+      const key = keyOfDelivery.get(l.deliveryId);
+      if (key === undefined) continue;
+      eventIdOfKey.set(key, l.eventId);
+      keyOfEventId.set(l.eventId, key);
+    }
+
   const rows = input.endpoints.map((endpoint) => {
     const mine = input.expected.filter(
       (e) => e.organisationId === endpoint.organisationId && (endpoint.events?.includes(e.event) ?? true),
     );
+    const expectedKeys = new Set(mine.map((e) => e.key));
     const receipts = input.receipts.filter((r) => r.path === endpoint.path);
-    const deliveryOf = new Map<string, string>();
-    for (const r of receipts) deliveryOf.set(r.key, r.deliveryId);
+    const receiptsOf = new Map<string, Receipt[]>();
+    for (const r of receipts) receiptsOf.set(r.key, [...(receiptsOf.get(r.key) ?? []), r]);
     const succeeded = receipts.filter(isTaken);
     const firstTaken = new Map<string, Receipt>();
     for (const r of succeeded) if (!firstTaken.has(r.key)) firstTaken.set(r.key, r);
-    const log = input.logged.get(endpoint.id) ?? [];
-    const outcomes = new Map<string, Set<string>>();
-    for (const l of log) outcomes.set(l.deliveryId, (outcomes.get(l.deliveryId) ?? new Set()).add(l.outcome));
-    const outcome = (key: string, name: string) =>
-      outcomes.get(deliveryOf.get(key) ?? '')?.has(name) ?? false;
+    const entries = new Map<string, LoggedOutcome[]>();
+    for (const l of input.logged.get(endpoint.id) ?? [])
+      entries.set(l.deliveryId, [...(entries.get(l.deliveryId) ?? []), l]);
+    const deliveryIdOf = (key: string) => {
+      const received = receiptsOf.get(key)?.[0]?.deliveryId;
+      if (received) return { id: received, from: 'receipt' as const };
+      const eventId = eventIdOfKey.get(key);
+      return eventId ? { id: deliveryIdFor(eventId, endpoint.id), from: 'event id' as const } : undefined;
+    };
+    const loggedAs = (id: string | undefined, ...outcomes: string[]) =>
+      id !== undefined && (entries.get(id) ?? []).some((l) => outcomes.includes(l.outcome));
+
     // Delivered: the receiver read the whole request and answered a 2xx status line (also when it
     // then cut the connection, so a log write lost to the engine kill does not make it lost), or the
     // service logged it succeeded.
-    const deliveredKeys = new Set([
-      ...succeeded.map((r) => r.key),
-      ...mine.filter((e) => outcome(e.key, 'succeeded')).map((e) => e.key),
-    ]);
-    const duplicates = succeeded.length - new Set(succeeded.map((r) => r.key)).size;
-    const sameIdDuplicates = succeeded.every((r) => deliveryOf.get(r.key) === r.deliveryId);
-    const disabled = receipts.some((r) => r.answered === 410);
-    let dlqOrFailed = 0;
-    let notSent = 0;
-    const lostKeys: Expected[] = [];
-    for (const e of mine) {
-      if (deliveredKeys.has(e.key)) continue;
-      const id = deliveryOf.get(e.key);
-      if (id && (input.dlq.has(id) || outcome(e.key, 'failed'))) dlqOrFailed += 1;
-      // Until skipped deliveries are logged (issue 13), an endpoint disabled by its 410 is left out
-      // of the fan-out: its later events are counted apart, as not sent.
-      else if (endpoint.behaviour === 'gone' && disabled) notSent += 1;
-      else lostKeys.push(e);
-    }
-    const unexplained = lostKeys;
-    const absentAfterEngineKill = unexplained.filter(
-      (e) => input.engineKilledAt !== undefined && Math.abs(e.ackAt - input.engineKilledAt) < 1000,
-    ).length;
+    const delivered = mine.filter(
+      (e) => firstTaken.has(e.key) || loggedAs(deliveryIdOf(e.key)?.id, 'succeeded'),
+    );
+    const deliveredKeys = new Set(delivered.map((e) => e.key));
+    // Dead-lettered, logged failed, or the 410 that disabled the endpoint (logged endpoint_disabled):
+    // a final answer, each recoverable by `recover`.
+    const dlqOrFailed = mine.filter((e) => {
+      if (deliveredKeys.has(e.key)) return false;
+      const id = deliveryIdOf(e.key)?.id;
+      return id !== undefined && (input.dlq.has(id) || loggedAs(id, 'failed', 'endpoint_disabled'));
+    });
+    const settledKeys = new Set([...deliveredKeys, ...dlqOrFailed.map((e) => e.key)]);
+    const unsettled = mine.filter((e) => !settledKeys.has(e.key));
+    // Skipped (a disabled endpoint is sent nothing; the delivery is logged, to be recovered): a
+    // skipped delivery was never POSTed, so no receipt names its key; it is counted by delivery id.
+    // Not counted: one whose delivery also succeeded, failed or was taken (a receipt), one already
+    // counted above, and one whose event (seen at another endpoint) this endpoint did not expect.
+    const taken = new Set(succeeded.map((r) => r.deliveryId));
+    const settledIds = new Set([...settledKeys].flatMap((key) => deliveryIdOf(key)?.id ?? []));
+    const skippedIds = new Set(
+      [...entries]
+        .filter(
+          ([id, list]) =>
+            list.some((l) => l.outcome === 'skipped') &&
+            !list.some((l) => ['succeeded', 'failed', 'endpoint_disabled'].includes(l.outcome)) &&
+            !taken.has(id) &&
+            !input.dlq.has(id) &&
+            !settledIds.has(id),
+        )
+        .map(([id]) => id),
+    );
+    const skippedNotExpected = [...skippedIds].filter((id) => {
+      const key = keyOfEventId.get(entries.get(id)?.[0]?.eventId ?? '');
+      return key !== undefined && !expectedKeys.has(key);
+    }).length;
+    const skipped = skippedIds.size - skippedNotExpected;
+    // The keys that are not (known to be) skipped; an event that reached no other endpoint cannot
+    // be matched to its skipped entry, so these may be more than the count says.
+    const unmatched = unsettled.filter((e) => !skippedIds.has(deliveryIdOf(e.key)?.id ?? ''));
+    const nearEngineKill = (e: Expected) =>
+      input.engineKilledAt !== undefined && Math.abs(e.ackAt - input.engineKilledAt) < 1000;
+    const absentAfterEngineKill = unmatched.filter(nearEngineKill).length;
+    const unaccounted = unsettled.length - skipped - absentAfterEngineKill;
+    const lost = Math.max(0, unaccounted);
+    const problems: string[] = [];
+    if (unaccounted < 0)
+      problems.push(
+        `expected − delivered − DLQ/failed − skipped − absent = ${unaccounted}: ${skipped} deliveries logged skipped, ` +
+          `only ${unsettled.length} expected events neither delivered nor failed`,
+      );
+    const suspects = unmatched.filter((e) => !nearEngineKill(e));
+    const notes: string[] = [];
+    if (lost > 0 && suspects.length !== lost)
+      notes.push(
+        `${suspects.length} unaccounted keys for ${lost} lost: some skipped entries match no key (their event reached no other endpoint)`,
+      );
+    if (skippedNotExpected > 0)
+      notes.push(
+        `${skippedNotExpected} skipped deliveries of events the soak never saw acknowledged (left out of the count)`,
+      );
+
     const inFaultWindow = (t: number) =>
       input.faults.some(
         (f) => t >= f.at - FAULT_WINDOW.beforeMs && t <= (f.backAt ?? f.at) + FAULT_WINDOW.afterMs,
@@ -627,14 +703,21 @@ function account(input: {
       behaviour: endpoint.behaviour,
       organisation: endpoint.organisationId.slice(0, 8),
       expected: mine.length,
-      delivered: deliveredKeys.size,
-      duplicates,
-      duplicatesWithSameDeliveryId: sameIdDuplicates,
-      dlqOrLoggedFailed: dlqOrFailed,
-      notSentEndpointDisabled: notSent,
+      delivered: delivered.length,
+      duplicates: succeeded.length - firstTaken.size,
+      duplicatesWithSameDeliveryId: receipts.every(
+        (r) => r.deliveryId === receiptsOf.get(r.key)?.[0]?.deliveryId,
+      ),
+      dlqOrLoggedFailed: dlqOrFailed.length,
+      /** It answered 410 at least once (and was disabled). */
+      answered410: receipts.some((r) => r.answered === 410),
+      skippedLogged: skipped,
       absentAfterEngineKill,
-      lost: unexplained.length - absentAfterEngineKill,
-      lostKeys: unexplained.slice(0, 5).map((e) => e.key),
+      lost,
+      lostKeys: lost > 0 ? suspects.slice(0, 5).map((e) => e.key) : [],
+      /** Where the columns do not add up. */
+      problems,
+      notes,
       latencies: endpoint.behaviour === 'healthy' ? PHASES.map((phase) => latencies(phase)) : [],
     };
   });
