@@ -25,10 +25,10 @@ describe('the short soak', { timeout: 240_000 }, () => {
     expect(result.faults).toHaveLength(1);
     expect(result.phases.map((p) => p.phase)).toEqual(['alone', 'neighbours', 'faults']);
     for (const row of result.endpoints) {
-      expect({ endpoint: row.behaviour, lost: row.lost, keys: row.lostKeys }).toEqual({
+      expect({ endpoint: row.behaviour, lost: row.lost, diagnoses: row.lossDiagnoses }).toEqual({
         endpoint: row.behaviour,
         lost: 0,
-        keys: [],
+        diagnoses: [],
       });
       expect({ endpoint: row.behaviour, problems: row.problems }).toEqual({
         endpoint: row.behaviour,

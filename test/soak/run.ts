@@ -97,14 +97,8 @@ console.log(
       ]),
     ),
     '',
-    `Lost: ${result.endpoints.reduce((n, r) => n + r.lost, 0)}${
-      result.endpoints.some((r) => r.lost > 0)
-        ? ` (e.g. ${result.endpoints
-            .flatMap((r) => r.lostKeys)
-            .slice(0, 5)
-            .join(', ')})`
-        : ''
-    }`,
+    `Lost: ${result.endpoints.reduce((n, r) => n + r.lost, 0)}`,
+    ...result.endpoints.flatMap((r) => r.lossDiagnoses.map((d) => describeLoss(r, d))),
     ...result.endpoints.flatMap((r) =>
       r.problems.map((p) => `PROBLEM at ${r.behaviour} (org ${r.organisation}): ${p}`),
     ),
@@ -113,6 +107,27 @@ console.log(
     ),
   ].join('\n'),
 );
+
+type Row = (typeof result.endpoints)[number];
+/** What is known of one lost event, for whoever explains it. */
+function describeLoss(row: Row, d: Row['lossDiagnoses'][number]): string {
+  const seconds = (s: number) => `${s >= 0 ? '+' : ''}${s.toFixed(1)} s`;
+  const fromFaults = d.ackSecondsFromFaults.map((f, i) => {
+    const nth = d.ackSecondsFromFaults.slice(0, i + 1).filter((g) => g.what === f.what).length;
+    const when = f.seconds >= 0 ? `${f.seconds.toFixed(1)} s after` : `${(-f.seconds).toFixed(1)} s before`;
+    return `${when} ${f.what} kill ${nth}`;
+  });
+  const answered = d.receipts.answered.map(
+    (a, i) => `${a} at ${seconds(d.receipts.secondsAfterAck[i] ?? 0)}`,
+  );
+  return [
+    `  ${row.behaviour} (org ${row.organisation}) ${d.key}, ${d.phase} phase; acknowledged ${fromFaults.join(', ') || 'with no fault'}`,
+    `    here: ${d.receipts.count} requests${answered.length > 0 ? ` (answered ${answered.join(', ')})` : ''}; ` +
+      `delivery id ${d.deliveryId ? `${d.deliveryId} (from its ${d.deliveryIdFrom})` : 'unknown (no receipt and log elsewhere name its event id)'}; ` +
+      `logged: ${d.logged.join(', ') || 'nothing'}; in the DLQ: ${d.inDlq ? 'yes' : 'no'}`,
+    `    received elsewhere in the organisation: ${d.elsewhere.join(', ') || 'nowhere'}`,
+  ].join('\n');
+}
 
 mkdirSync('.bench', { recursive: true });
 writeFileSync(

@@ -572,6 +572,27 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 };
 
+/** What is known of one unaccounted event at one endpoint: where the next person starts. */
+interface LossDiagnosis {
+  key: string;
+  phase: Phase;
+  /** Seconds from each fault to the event's acknowledgement (negative: acknowledged before it). */
+  ackSecondsFromFaults: { what: Fault['what']; seconds: number }[];
+  /** The requests this endpoint received for it: their status lines, seconds after the acknowledgement. */
+  receipts: { count: number; answered: number[]; secondsAfterAck: number[] };
+  deliveryId: string | undefined;
+  /** From a receipt here, or derived from its event id as another endpoint's log shows it. */
+  deliveryIdFrom: 'receipt' | 'event id' | undefined;
+  /** This delivery's log entries: attempt, outcome, status, seconds after the acknowledgement. */
+  logged: string[];
+  inDlq: boolean;
+  /** The other endpoints of the organisation that received it, with the status they answered. */
+  elsewhere: string[];
+}
+
+/** How far apart two acknowledgements, or a receipt and an acknowledgement, are, in seconds. */
+const secondsAfter = (t: number, from: number) => Math.round((t - from) / 100) / 10;
+
 function account(input: {
   expected: Expected[];
   endpoints: Endpoint[];
@@ -585,6 +606,8 @@ function account(input: {
   // deliveryIdFor); a receipt ties a delivery id to the event's key, the log ties it to the event
   // id. So an event that reached any endpoint names its delivery to every other one, also one that
   // was never sent (skipped) or never arrived.
+  const receiptsByKey = new Map<string, Receipt[]>();
+  for (const r of input.receipts) receiptsByKey.set(r.key, [...(receiptsByKey.get(r.key) ?? []), r]);
   const keyOfDelivery = new Map(input.receipts.map((r) => [r.deliveryId, r.key]));
   const eventIdOfKey = new Map<string, string>();
   const keyOfEventId = new Map<string, string>();
@@ -595,6 +618,7 @@ function account(input: {
       eventIdOfKey.set(key, l.eventId);
       keyOfEventId.set(l.eventId, key);
     }
+  const behaviourAt = new Map(input.endpoints.map((e) => [e.path, e.behaviour]));
 
   const rows = input.endpoints.map((endpoint) => {
     const mine = input.expected.filter(
@@ -683,6 +707,35 @@ function account(input: {
         `${skippedNotExpected} skipped deliveries of events the soak never saw acknowledged (left out of the count)`,
       );
 
+    const diagnose = (e: Expected): LossDiagnosis => {
+      const here = receiptsOf.get(e.key) ?? [];
+      const delivery = deliveryIdOf(e.key);
+      return {
+        key: e.key,
+        phase: e.phase,
+        ackSecondsFromFaults: input.faults.map((f) => ({
+          what: f.what,
+          seconds: secondsAfter(e.ackAt, f.at),
+        })),
+        receipts: {
+          count: here.length,
+          answered: here.map((r) => r.answered),
+          secondsAfterAck: here.map((r) => secondsAfter(r.at, e.ackAt)),
+        },
+        deliveryId: delivery?.id,
+        deliveryIdFrom: delivery?.from,
+        logged: (entries.get(delivery?.id ?? '') ?? []).map(
+          (l) =>
+            `#${l.attempt} ${l.outcome}${l.statusCode ? ` ${l.statusCode}` : ''}${l.errorClass ? ` ${l.errorClass}` : ''} ` +
+            `at +${secondsAfter(Date.parse(l.at), e.ackAt)} s`,
+        ),
+        inDlq: delivery !== undefined && input.dlq.has(delivery.id),
+        elsewhere: (receiptsByKey.get(e.key) ?? [])
+          .filter((r) => r.path !== endpoint.path)
+          .map((r) => `${behaviourAt.get(r.path) ?? r.path} ${r.answered}`),
+      };
+    };
+
     const inFaultWindow = (t: number) =>
       input.faults.some(
         (f) => t >= f.at - FAULT_WINDOW.beforeMs && t <= (f.backAt ?? f.at) + FAULT_WINDOW.afterMs,
@@ -715,6 +768,7 @@ function account(input: {
       absentAfterEngineKill,
       lost,
       lostKeys: lost > 0 ? suspects.slice(0, 5).map((e) => e.key) : [],
+      lossDiagnoses: lost > 0 ? suspects.slice(0, 5).map(diagnose) : [],
       /** Where the columns do not add up. */
       problems,
       notes,
