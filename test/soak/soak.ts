@@ -85,6 +85,9 @@ interface Receipt {
   path: string;
   deliveryId: string;
   key: string;
+  /** When the whole request had been read. */
+  arrivedAt: number;
+  /** When it was answered (the slow endpoint answers 8 s after its arrival). */
   at: number;
   /** The status line sent back (the closing endpoint sends 200 and then cuts its body short). */
   answered: number;
@@ -99,6 +102,7 @@ async function startReceivers(goneAfter: number) {
     const chunks: Buffer[] = [];
     request.on('data', (c: Buffer) => chunks.push(c));
     request.on('end', () => {
+      const arrivedAt = Date.now();
       const path = request.url ?? '/';
       const n = counts.get(path) ?? 0;
       counts.set(path, n + 1);
@@ -113,6 +117,7 @@ async function startReceivers(goneAfter: number) {
           path,
           deliveryId: String(request.headers['x-service-delivery']),
           key: `${event}:${resource?.id}`,
+          arrivedAt,
           at: Date.now(),
           answered,
         };
@@ -489,7 +494,9 @@ export async function runSoak(options: SoakOptions) {
       phases: phases.map((run, i) => {
         // What each endpoint was sent from this phase's start to the next one's (the settling for the last).
         const until = phases[i + 1]?.startedAt ?? settledAt;
-        const requests = receivers.receipts.filter((r) => r.at >= run.startedAt && r.at < until);
+        const requests = receivers.receipts.filter(
+          (r) => r.arrivedAt >= run.startedAt && r.arrivedAt < until,
+        );
         return {
           phase: run.phase,
           cycles: options.cycles[run.phase],
