@@ -456,6 +456,8 @@ export async function runSoak(options: SoakOptions) {
       (options.sweepAfterSeconds + 20) * 1000,
       (Number(env.DELIVERY_VISIBILITY_TIMEOUT_SECONDS) + 20) * 1000,
     );
+    const settling = Date.now();
+    let open = pairs;
     while (Date.now() - quietSince < quietMs) {
       const count = receivers.receipts.length;
       if (count !== lastCount) {
@@ -463,14 +465,15 @@ export async function runSoak(options: SoakOptions) {
         quietSince = Date.now();
       }
       const disabled = new Set(receivers.receipts.filter((r) => r.answered === 410).map((r) => r.path));
-      if (
-        pairs.every((p) =>
-          final(receivers.receivedAt(p.endpoint.path, p.expected.key), disabled.has(p.endpoint.path)),
-        )
-      )
-        break;
+      open = open.filter(
+        (p) => !final(receivers.receivedAt(p.endpoint.path, p.expected.key), disabled.has(p.endpoint.path)),
+      );
+      if (open.length === 0) break;
       await pause(2000);
     }
+    log(
+      `  ${open.length === 0 ? 'every delivery final' : `${open.length} deliveries not final, nothing new for ${quietMs / 1000} s`} after ${((Date.now() - settling) / 1000).toFixed(0)} s`,
+    );
     // The last attempt's message reaches the dead-letter queue at its next receive.
     await pause(10_000);
     const dlq = await mis<{ deliveryId?: string }[]>(dataDir, 'dlq', 'list');
