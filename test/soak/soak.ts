@@ -62,6 +62,8 @@ const STREAMS_PER_ORGANISATION = 2;
  * the next phase (above all the kills) starts without their backlog.
  */
 const DRAIN_MS = 120_000;
+/** How long the settling waits with nothing new arriving before it reads the open deliveries' logs. */
+const LOG_CHECK_MS = 10_000;
 /** Around a fault, the time whose deliveries the faults phase's latency leaves out. */
 const FAULT_WINDOW = { beforeMs: 1000, afterMs: 15_000 };
 
@@ -458,6 +460,7 @@ export async function runSoak(options: SoakOptions) {
     );
     const settling = Date.now();
     let open = pairs;
+    let logReadAt = 0;
     while (Date.now() - quietSince < quietMs) {
       const count = receivers.receipts.length;
       if (count !== lastCount) {
@@ -468,11 +471,36 @@ export async function runSoak(options: SoakOptions) {
       open = open.filter(
         (p) => !final(receivers.receivedAt(p.endpoint.path, p.expected.key), disabled.has(p.endpoint.path)),
       );
+      // An attempt cut off by a kill before its request reached the endpoint still spends one of the
+      // six: such a delivery ends logged failed with fewer than six receipts, which only its log shows.
+      if (
+        open.length > 0 &&
+        Date.now() - quietSince >= LOG_CHECK_MS &&
+        Date.now() - logReadAt >= LOG_CHECK_MS
+      ) {
+        logReadAt = Date.now();
+        const logged = await deliveryLogs(base, organisations, [...new Set(open.map((p) => p.endpoint))]);
+        const failed = open.filter((p) => {
+          const id = receivers.receivedAt(p.endpoint.path, p.expected.key)[0]?.deliveryId;
+          return logged.get(p.endpoint.id)?.some((l) => l.deliveryId === id && l.outcome === 'failed');
+        });
+        if (failed.length > 0) {
+          const receipts = failed.map((p) => receivers.receivedAt(p.endpoint.path, p.expected.key).length);
+          log(
+            `  ${failed.length} deliveries logged failed after fewer than 6 requests arrived (${receipts.join(', ')})`,
+          );
+          open = open.filter((p) => !failed.includes(p));
+        }
+      }
       if (open.length === 0) break;
       await pause(2000);
     }
+    const openAt = BEHAVIOURS.flatMap((b) => {
+      const n = open.filter((p) => p.endpoint.behaviour === b).length;
+      return n > 0 ? [`${b} ${n}`] : [];
+    });
     log(
-      `  ${open.length === 0 ? 'every delivery final' : `${open.length} deliveries not final, nothing new for ${quietMs / 1000} s`} after ${((Date.now() - settling) / 1000).toFixed(0)} s`,
+      `  ${open.length === 0 ? 'every delivery final' : `${open.length} deliveries not final (${openAt.join(', ')}), nothing new for ${quietMs / 1000} s`} after ${((Date.now() - settling) / 1000).toFixed(0)} s`,
     );
     // The last attempt's message reaches the dead-letter queue at its next receive.
     await pause(10_000);
