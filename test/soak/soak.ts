@@ -472,7 +472,8 @@ export async function runSoak(options: SoakOptions) {
         (p) => !final(receivers.receivedAt(p.endpoint.path, p.expected.key), disabled.has(p.endpoint.path)),
       );
       // An attempt cut off by a kill before its request reached the endpoint still spends one of the
-      // six: such a delivery ends logged failed with fewer than six receipts, which only its log shows.
+      // six: such a delivery ends logged failed with fewer than six receipts, which only its log
+      // shows, or, when the kill took its sixth, in the dead-letter queue without a failed entry.
       if (
         open.length > 0 &&
         Date.now() - quietSince >= LOG_CHECK_MS &&
@@ -480,14 +481,19 @@ export async function runSoak(options: SoakOptions) {
       ) {
         logReadAt = Date.now();
         const logged = await deliveryLogs(base, organisations, [...new Set(open.map((p) => p.endpoint))]);
+        const dlq = await deadLettered(dataDir);
         const failed = open.filter((p) => {
           const id = receivers.receivedAt(p.endpoint.path, p.expected.key)[0]?.deliveryId;
-          return logged.get(p.endpoint.id)?.some((l) => l.deliveryId === id && l.outcome === 'failed');
+          if (id === undefined) return false;
+          return (
+            dlq.has(id) ||
+            logged.get(p.endpoint.id)?.some((l) => l.deliveryId === id && l.outcome === 'failed')
+          );
         });
         if (failed.length > 0) {
           const receipts = failed.map((p) => receivers.receivedAt(p.endpoint.path, p.expected.key).length);
           log(
-            `  ${failed.length} deliveries logged failed after fewer than 6 requests arrived (${receipts.join(', ')})`,
+            `  ${failed.length} deliveries failed (logged or dead-lettered) after fewer than 6 requests arrived (${receipts.join(', ')})`,
           );
           open = open.filter((p) => !failed.includes(p));
         }
@@ -504,14 +510,14 @@ export async function runSoak(options: SoakOptions) {
     );
     // The last attempt's message reaches the dead-letter queue at its next receive.
     await pause(10_000);
-    const dlq = await mis<{ deliveryId?: string }[]>(dataDir, 'dlq', 'list');
+    const dlq = await deadLettered(dataDir);
     const overdueOutbox = await mis<unknown[]>(dataDir, 'outbox', 'overdue', '--older-than', '30');
     const logged = await deliveryLogs(base, organisations, endpoints);
     const figures = account({
       expected,
       endpoints,
       receipts: receivers.receipts,
-      dlq: new Set(dlq.flatMap((d) => (d.deliveryId ? [d.deliveryId] : []))),
+      dlq,
       logged,
       engineKilledAt,
       faults,
@@ -576,6 +582,12 @@ interface LoggedOutcome {
   outcome: string;
   statusCode?: number;
   errorClass?: string;
+}
+
+/** The delivery ids in the dead-letter queue, as the operator CLI lists them. */
+async function deadLettered(dataDir: string): Promise<Set<string>> {
+  const listed = await mis<{ deliveryId?: string }[]>(dataDir, 'dlq', 'list');
+  return new Set(listed.flatMap((d) => (d.deliveryId ? [d.deliveryId] : [])));
 }
 
 /** The delivery log of every endpoint, through the API as an integrator reads it. */
