@@ -11,7 +11,7 @@ import { runSoak } from '../soak/soak.js';
 describe('the short soak', { timeout: 240_000 }, () => {
   it('loses no acknowledged event through a SIGKILL, with every kind of misbehaving subscriber', async () => {
     const result = await runSoak({
-      cycles: { alone: 1, neighbours: 2, faults: 3 },
+      cycles: { 'warm-up': 1, alone: 1, neighbours: 2, faults: 3 },
       healthyOrganisations: 1,
       stackKills: 1,
       engineKill: false,
@@ -23,7 +23,7 @@ describe('the short soak', { timeout: 240_000 }, () => {
       log: () => {},
     });
     expect(result.faults).toHaveLength(1);
-    expect(result.phases.map((p) => p.phase)).toEqual(['alone', 'neighbours', 'faults']);
+    expect(result.phases.map((p) => p.phase)).toEqual(['warm-up', 'alone', 'neighbours', 'faults']);
     for (const row of result.endpoints) {
       expect({ endpoint: row.behaviour, lost: row.lost, diagnoses: row.lossDiagnoses }).toEqual({
         endpoint: row.behaviour,

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { table } from '../bench/report.js';
-import { BEHAVIOURS, type PHASES, runSoak } from './soak.js';
+import { BEHAVIOURS, type Phase, runSoak } from './soak.js';
 
 /**
  * `npm run soak`: the full soak (about 5,000 events over five organisations, three SIGKILLs of the
@@ -16,10 +16,11 @@ const cycles = Number(process.env.SOAK_CYCLES || 87);
 // enough for a p99, and puts the slow endpoint's limit to work (it subscribes to one event a cycle);
 // the other two thirds leave the four faults slices of 20 s or more, each with the stack's restart.
 // The cycles of all five organisations are the same 87 as when the faults ran through the whole
-// second phase: about 5,000 events and the same ~10 minutes.
+// second phase: about 5,000 events and the same ~10 minutes (the warm-up adds 80 events).
 const neighbours = Math.max(1, Math.round(cycles / 3));
 const result = await runSoak({
   cycles: {
+    'warm-up': 2,
     alone: Math.max(2, Math.round(cycles / 5)),
     neighbours,
     faults: Math.max(1, cycles - neighbours),
@@ -33,7 +34,7 @@ const result = await runSoak({
 });
 
 const ms = (v: number) => (Number.isNaN(v) ? '-' : `${Math.round(v)} ms`);
-const latency = (phase: (typeof PHASES)[number]) => {
+const latency = (phase: Phase) => {
   const l = result.healthyLatency[phase];
   return `p50 ${ms(l.p50Ms)} p99 ${ms(l.p99Ms)} (${l.count})`;
 };
