@@ -16,8 +16,12 @@ export const DELIVERY_QUEUE = {
   /** A message keeps its first enqueue time in the DLQ, so the DLQ must keep it longer than the queue. */
   deadLetterRetentionSeconds: 14 * 24 * 3600,
   batchSize: 10,
-  /** Bounds concurrent deliveries; throttled invocations would otherwise count receives (attempts). */
-  maxConcurrency: 5,
+  /**
+   * Bounds concurrent deliveries; throttled invocations would otherwise count receives (attempts).
+   * A limited endpoint holds at most 2 invocations (ENDPOINT_PACE), so four slow endpoints at once
+   * still leave two for everyone else.
+   */
+  maxConcurrency: 10,
 } as const;
 
 /**
