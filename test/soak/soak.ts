@@ -574,11 +574,13 @@ function expectedPairs(expected: Expected[], endpoints: Endpoint[]) {
 }
 
 /**
- * A pair is final once its endpoint took it (a 2xx status line, cut-off body or not), it has had
- * all six attempts, or its endpoint answered 410 (it is disabled: the rest is logged skipped).
+ * A pair is final once its endpoint took it (a 2xx status line, cut-off body or not) or its
+ * endpoint answered 410 (it is disabled: the rest is logged skipped). Six requests are not final:
+ * a delivery published twice (a relay batch read again after a kill) has two messages, each with
+ * its six attempts; the settling reads the log and the dead-letter queue for those.
  */
 function final(receipts: Receipt[], endpointAnswered410: boolean): boolean {
-  return endpointAnswered410 || receipts.some(isTaken) || receipts.length >= 6;
+  return endpointAnswered410 || receipts.some(isTaken);
 }
 
 /** One delivery-log entry (GET /webhooks/{id}/deliveries), the fields the accounting reads. */
