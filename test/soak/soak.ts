@@ -55,6 +55,14 @@ export interface SoakOptions {
   visibilityTimeoutSeconds?: number;
   /** Requests after which the gone endpoint answers 410. */
   goneAfter: number;
+  /**
+   * API writes per second in the phases without faults (all organisations together); unpaced
+   * (as fast as the API answers) when omitted. The same pace alone and beside the misbehaving
+   * endpoints, below what the relay and the delivery worker sustain next to the API's own writes
+   * on one DynamoDB Local, so that the comparison measures the neighbours, not a backlog the
+   * driver made by outrunning the pipeline.
+   */
+  writesPerSecond?: number;
   log: (line: string) => void;
 }
 
@@ -200,6 +208,16 @@ const eventsPerSecond = (run: PhaseRun) => run.events / (run.drivenMs / 1000);
 /** The receiver read the whole request and sent a 2xx status line: the endpoint took the event. */
 const isTaken = (r: Receipt) => r.answered >= 200 && r.answered < 300;
 
+/** A turn every 1/rate seconds, shared by every caller: each awaits its own. */
+function pacedAt(perSecond: number): () => Promise<void> {
+  let next = Date.now();
+  return async () => {
+    const at = Math.max(next, Date.now());
+    next = at + 1000 / perSecond;
+    if (at > Date.now()) await pause(at - Date.now());
+  };
+}
+
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runSoak(options: SoakOptions) {
@@ -264,6 +282,7 @@ export async function runSoak(options: SoakOptions) {
       path: string,
       body: unknown | (() => unknown),
     ): Promise<{ id: string; ackAt: number }> {
+      await pacer?.();
       let key = randomUUID();
       let payload = typeof body === 'function' ? body() : body;
       for (let tries = 0; ; tries++) {
@@ -341,6 +360,9 @@ export async function runSoak(options: SoakOptions) {
       expect(org, 'incident.closed', recent.id, closed.ackAt, phase);
     }
 
+    /** Spaces the phase's writes (all streams together) when it is paced. */
+    let pacer: (() => Promise<void>) | undefined;
+
     async function drive(orgs: Organisation[], cycles: number, phase: Expected['phase']) {
       await Promise.all(
         orgs.flatMap((org) =>
@@ -376,8 +398,10 @@ export async function runSoak(options: SoakOptions) {
       const startedAt = Date.now();
       const before = expected.length;
       let drivenAt: number | undefined;
+      pacer = phase !== 'faults' && options.writesPerSecond ? pacedAt(options.writesPerSecond) : undefined;
       const driven = drive(orgs, options.cycles[phase], phase).finally(() => {
         drivenAt = Date.now();
+        pacer = undefined;
       });
       // Both settle before a failure is thrown: a kill must not restart the stack after the soak stopped it.
       const outcomes = await Promise.allSettled([
