@@ -32,18 +32,10 @@ export function outboxWrite(event: DomainEvent): TransactionItem {
     write: {
       Put: {
         TableName: tableName(),
-        Item: marshall(
-          {
-            pk: `OUTBOX#${event.eventId}`,
-            sk: 'EVENT',
-            kind: 'outbox',
-            ...event,
-            timerPartition: keys.unrelayedOutbox(unrelayedShard(event.eventId)),
-            dueAt: event.occurredAt,
-            expiresAt: expiresAtOf(event),
-          },
-          { removeUndefinedValues: true },
-        ),
+        Item: outboxItem(event, {
+          timerPartition: keys.unrelayedOutbox(unrelayedShard(event.eventId)),
+          dueAt: event.occurredAt,
+        }),
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -70,19 +62,23 @@ export async function markRelayed(events: readonly DomainEvent[], at = new Date(
 }
 
 /** The outbox item of an event once relayed: what `outboxWrite` stored, out of the sweep's index. */
-function relayedItem(event: DomainEvent, at: Date) {
+const relayedItem = (event: DomainEvent, at: Date) => outboxItem(event, { relayedAt: at.toISOString() });
+
+/** The one shape of an event's outbox item, with what its state adds (index attributes, or relayedAt). */
+function outboxItem(event: DomainEvent, state: Record<string, string>) {
+  const { eventId, event: name, organisationId, occurredAt, data } = event;
   return marshall(
     {
-      pk: `OUTBOX#${event.eventId}`,
+      pk: `OUTBOX#${eventId}`,
       sk: 'EVENT',
       kind: 'outbox',
-      eventId: event.eventId,
-      event: event.event,
-      organisationId: event.organisationId,
-      occurredAt: event.occurredAt,
-      data: event.data,
+      eventId,
+      event: name,
+      organisationId,
+      occurredAt,
+      data,
       expiresAt: expiresAtOf(event),
-      relayedAt: at.toISOString(),
+      ...state,
     },
     { removeUndefinedValues: true },
   );
