@@ -2,7 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { PublishError, publishDeliveries } from '../../shared/adapters/event-publisher.js';
-import { markRelayed } from '../../shared/adapters/outbox.js';
+import { writeRelayReceipt } from '../../shared/adapters/relay-receipts.js';
 import { listWebhookEndpoints } from '../../shared/adapters/webhook-endpoint-store.js';
 import { deliveryIdFor } from '../../shared/domain/delivery-id.js';
 import { subscribes, type WebhookEndpoint } from '../../shared/domain/webhook-endpoint.js';
@@ -64,8 +64,8 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   }
   const failed = await publish(pending);
   if (failed) return failed;
-  // The outbox item leaves the sweep's index only now that every delivery of the batch is on the bus.
-  await markRelayed(relayed);
+  // Only now that every delivery of the batch is on the bus: the sweep replays what no receipt names.
+  await writeRelayReceipt(relayed.map((e) => e.eventId));
   return { batchItemFailures: [] };
 }
 

@@ -8,7 +8,7 @@ import {
 import { assertAcceptableWebhookUrl } from '../../shared/adapters/webhook-sender.js';
 import { ownEndpoint, recoverDeliveries, sendTestDelivery } from '../../shared/app/send-again.js';
 import { stuckDeliveries } from '../../shared/app/stuck-deliveries.js';
-import { overdueOutboxItems } from '../../shared/app/sweep-outbox.js';
+import { unrelayedEvents } from '../../shared/app/sweep-outbox.js';
 import { DomainError, NotFoundError, ValidationError } from '../../shared/domain/errors.js';
 import { MAX_RATE_LIMIT, STANDARD_RATE_LIMIT, TIERS, type Tier } from '../../shared/domain/organisation.js';
 import { parseScopes, type Scope } from '../../shared/domain/token.js';
@@ -246,12 +246,12 @@ async function execute(run: Run): Promise<void> {
       if (seconds !== undefined && !(Number.isInteger(seconds) && seconds >= 0)) {
         throw new UsageError('invalid_value', '--older-than must be whole seconds, 0 or more.');
       }
-      const items = await overdueOutboxItems(seconds === undefined ? {} : { olderThanMs: seconds * 1000 });
-      const listed = items.map((i) => ({ ...i.event, pendingSince: i.pendingSince, replays: i.replays }));
+      const items = await unrelayedEvents(seconds === undefined ? {} : { olderThanMs: seconds * 1000 });
+      const listed = items.map((i) => ({ ...i.event, lastOnStreamAt: i.onStreamAt, replays: i.replays }));
       const lines = listed.map(
         (i) =>
           `  ${i.eventId}  ${i.event}  org ${i.organisationId}  occurred ${i.occurredAt}  ` +
-          `pending since ${i.pendingSince}  replays ${i.replays}`,
+          `replays ${i.replays}, the last at ${i.lastOnStreamAt}`,
       );
       print(
         listed,

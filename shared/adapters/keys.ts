@@ -81,6 +81,10 @@ export const keys = {
   }),
   /** Partition of the sparse `timers` index: only a timer that has not fired yet has this attribute. */
   dueTimers: (shard: number) => `TIMERS#${shard}`,
-  /** Partitions of the same index holding outbox items the relay has not marked relayed yet. */
-  unrelayedOutbox: (shard: number) => `OUTBOX#UNRELAYED#${shard}`,
+  /** Partitions of the same index holding outbox items by when they were put on the stream. */
+  outboxByTime: (shard: number) => `OUTBOX#AT#${shard}`,
+  /** The relay's receipts: one item per relayed batch, sorted by when it was written. */
+  relayReceipts: 'OUTBOX#RELAYED',
+  /** Where the outbox sweep has read each shard up to. */
+  outboxSweepCheckpoint: { pk: 'OUTBOX#SWEEP', sk: 'CHECKPOINT' },
 };

@@ -1,75 +1,133 @@
-import { outboxReplayWrites, type UnrelayedOutboxItem, unrelayedOutboxPages } from '../adapters/outbox.js';
-import { commitTransaction } from '../adapters/transaction.js';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { OUTBOX_SHARDS, type OutboxItem, outboxPages, putReplay } from '../adapters/outbox.js';
+import { readSweepCheckpoint, saveSweepCheckpoint } from '../adapters/outbox-sweep-checkpoint.js';
+import { eventIdsRelayedSince } from '../adapters/relay-receipts.js';
 import { logger } from '../observability.js';
 
 /**
- * How long an outbox item may stay unrelayed before the sweep puts it back on the stream. The
- * relay marks an item within seconds; this is well past a relay retrying a failing batch for a
- * while, and well within the stream's 24 hours. `OUTBOX_SWEEP_AFTER_SECONDS` overrides it.
+ * How long an outbox item may go without a relay receipt before the sweep puts it back on the
+ * stream. The relay writes its receipt within seconds; this is well past a relay retrying a failing
+ * batch for a while, and well within the stream's 24 hours. `OUTBOX_SWEEP_AFTER_SECONDS` overrides it.
  */
 export function outboxSweepAfterMs(): number {
   const seconds = Number(process.env.OUTBOX_SWEEP_AFTER_SECONDS);
   return (Number.isFinite(seconds) && seconds > 0 ? seconds : 300) * 1000;
 }
 
+/** Where the first sweep (no checkpoint yet) starts reading: the stream's retention back. */
+const FIRST_SWEEP_LOOKBACK_MS = 24 * 3600_000;
+/**
+ * A receipt is written after the item it names was put on the stream, but by another function's
+ * clock: receipts are read from this much before the oldest item in question.
+ */
+const CLOCK_MARGIN_MS = 60_000;
+/** The timers function runs every minute: an unrelayed event's newest copy is never much older than the threshold plus this. */
+const SWEEP_PERIOD_MARGIN_MS = 2 * 60_000;
+
 export interface OutboxSweep {
-  /** Outbox items unrelayed for longer than the threshold. */
+  /** Outbox items past the threshold that no receipt names. */
   overdue: number;
   replayed: number;
   failed: number;
 }
 
-/** The outbox items unrelayed for longer than `olderThanMs` at `now`: what `mis outbox overdue` lists. */
-export async function overdueOutboxItems(
+/** An event not relayed yet: its newest copy on the stream, and how many replays it has had. */
+export type UnrelayedEvent = OutboxItem;
+
+/**
+ * Events committed at least `olderThanMs` before `now` that no relay receipt names: what `mis
+ * outbox overdue` lists. An event stays unrelayed only while the sweep keeps replaying it, so its
+ * newest copy is recent: the listing reads from the sweep's checkpoint (or the threshold and a
+ * sweep period back, if that is earlier) to now, and shows each event once, by its newest copy.
+ */
+export async function unrelayedEvents(
   options: { now?: Date; olderThanMs?: number; limit?: number } = {},
-): Promise<UnrelayedOutboxItem[]> {
-  const before = new Date(
-    (options.now ?? new Date()).getTime() - (options.olderThanMs ?? outboxSweepAfterMs()),
-  );
-  const found: UnrelayedOutboxItem[] = [];
-  for await (const page of unrelayedOutboxPages(before, 100)) {
-    found.push(...page);
-    if (found.length >= (options.limit ?? 1000)) break;
+): Promise<UnrelayedEvent[]> {
+  const now = options.now ?? new Date();
+  const committedBefore = now.getTime() - (options.olderThanMs ?? outboxSweepAfterMs());
+  const checkpoint = await readSweepCheckpoint();
+  const recent = now.getTime() - outboxSweepAfterMs() - SWEEP_PERIOD_MARGIN_MS;
+  const swept = checkpoint?.sweptUntil.map(Date.parse) ?? [now.getTime() - FIRST_SWEEP_LOOKBACK_MS];
+  const from = new Date(Math.min(recent, ...swept));
+  const relayed = await eventIdsRelayedSince(new Date(from.getTime() - CLOCK_MARGIN_MS));
+  const newest = new Map<string, UnrelayedEvent>();
+  for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
+    for await (const page of outboxPages(shard, from, now, 100)) {
+      for (const item of page) {
+        const { eventId, occurredAt } = item.event;
+        if (relayed.has(eventId) || Date.parse(occurredAt) > committedBefore) continue;
+        if ((newest.get(eventId)?.replays ?? -1) < item.replays) newest.set(eventId, item);
+      }
+    }
   }
-  return found;
+  return [...newest.values()]
+    .sort((a, b) => a.event.occurredAt.localeCompare(b.event.occurredAt))
+    .slice(0, options.limit ?? 1000);
 }
 
 /**
- * The outbox item, not the stream record, is the source of truth: every item the relay has not
- * marked within the threshold (a record the stream lost or that a failing batch holds back) is put
- * back on the stream as a replay. Deliveries keep their ids, so a relay that also gets the
- * original through causes a duplicate the subscriber drops, never a loss.
+ * The outbox item, not the stream record, is the source of truth: the sweep reads each shard of
+ * the outbox index forward from its checkpoint to the threshold, and puts every item no relay
+ * receipt names back on the stream as a replay (a record the stream lost, or one a failing batch
+ * holds back). Deliveries keep their ids, so a relay that also gets the original through causes a
+ * duplicate the subscriber drops, never a loss. A shard's checkpoint moves past a page only once
+ * every replay of the page is written, so a failure or the end of the run's time loses nothing.
  */
 export async function sweepUnrelayedOutbox(
   options: { now?: Date; olderThanMs?: number; pageSize?: number; outOfTime?: () => boolean } = {},
 ): Promise<OutboxSweep> {
   const now = options.now ?? new Date();
-  const before = new Date(now.getTime() - (options.olderThanMs ?? outboxSweepAfterMs()));
+  const until = new Date(now.getTime() - (options.olderThanMs ?? outboxSweepAfterMs()));
+  const checkpoint = await readSweepCheckpoint();
+  const sweptUntil = Array.from({ length: OUTBOX_SHARDS }, (_, shard) => {
+    const saved = checkpoint?.sweptUntil[shard];
+    return saved ?? new Date(until.getTime() - FIRST_SWEEP_LOOKBACK_MS).toISOString();
+  });
+  const oldest = Math.min(...sweptUntil.map(Date.parse));
+  const relayed = await eventIdsRelayedSince(new Date(oldest - CLOCK_MARGIN_MS));
   const sweep: OutboxSweep = { overdue: 0, replayed: 0, failed: 0 };
-  for await (const page of unrelayedOutboxPages(before, options.pageSize ?? 25)) {
-    sweep.overdue += page.length;
-    const results = await Promise.allSettled(
-      page.map((item) => commitTransaction(outboxReplayWrites(item, new Date()))),
-    );
-    results.forEach((result, index) => {
-      const item = page[index];
-      if (!item) return;
-      if (result.status === 'fulfilled') {
-        sweep.replayed += 1;
-        logger.warn('Outbox item unrelayed past the threshold: put back on the stream', {
-          eventId: item.event.eventId,
-          event: item.event.event,
-          organisationId: item.event.organisationId,
-          pendingSince: item.pendingSince,
-          replay: item.replays + 1,
-        });
-      } else {
-        // Marked relayed meanwhile (the condition failed), or the table is unreachable: next run.
-        sweep.failed += 1;
-        logger.info('Outbox item not replayed', { eventId: item.event.eventId, error: result.reason });
-      }
-    });
-    if (options.outOfTime?.()) break;
+  shards: for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
+    const from = new Date(sweptUntil[shard] ?? until);
+    for await (const page of outboxPages(shard, from, until, options.pageSize ?? 100)) {
+      const unrelayed = page.filter((item) => !relayed.has(item.event.eventId));
+      sweep.overdue += unrelayed.length;
+      const failed = await replayAll(unrelayed, sweep);
+      if (failed) continue shards;
+      // One millisecond short of the page's last item: another item of the same instant may start
+      // the next page. Reading it again is harmless (its replay is written once).
+      const last = page.at(-1)?.onStreamAt;
+      if (last) sweptUntil[shard] = new Date(Date.parse(last) - 1).toISOString();
+      if (options.outOfTime?.()) break shards;
+    }
+    if (until.toISOString() > (sweptUntil[shard] ?? '')) sweptUntil[shard] = until.toISOString();
   }
+  await saveSweepCheckpoint(sweptUntil, checkpoint);
   return sweep;
+}
+
+/** Replays the items side by side; returns whether any replay failed for a reason other than being written already. */
+async function replayAll(items: OutboxItem[], sweep: OutboxSweep): Promise<boolean> {
+  const results = await Promise.allSettled(items.map((item) => putReplay(item, new Date())));
+  let failed = false;
+  results.forEach((result, index) => {
+    const item = items[index];
+    if (!item) return;
+    const { eventId, event, organisationId } = item.event;
+    if (result.status === 'fulfilled') {
+      sweep.replayed += 1;
+      logger.warn('Outbox item unrelayed past the threshold: put back on the stream', {
+        eventId,
+        event,
+        organisationId,
+        onStreamSince: item.onStreamAt,
+        replay: item.replays + 1,
+      });
+    } else if (!(result.reason instanceof ConditionalCheckFailedException)) {
+      // The table is unreachable or throttles: the shard's checkpoint stays before this page.
+      failed = true;
+      sweep.failed += 1;
+      logger.error('Outbox item not replayed', { eventId, error: result.reason });
+    }
+  });
+  return failed;
 }

@@ -103,8 +103,8 @@ export const GRANTS = {
   'sanctuary-file-register': { ...API, table: WRITE },
   'sanctuary-file-get': { ...API, table: READ_ONE },
   // Lists the organisation's endpoints to fan an event out, publishes one entry per delivery, and
-  // marks the outbox items relayed (whole items again, in BatchWriteItems).
-  'outbox-relay': { table: ['dynamodb:Query', 'dynamodb:BatchWriteItem'], eventBus: ['events:PutEvents'] },
+  // writes one receipt naming the batch's events (Put).
+  'outbox-relay': { table: ['dynamodb:Query', 'dynamodb:PutItem'], eventBus: ['events:PutEvents'] },
   // Reads the endpoint and its secret, disables it on 410, writes the delivery log, and sets a
   // failed message's visibility to the next backoff delay. Reads and updates the endpoint's pace
   // (strikes, in-flight slots) and sends a delivery of a limited endpoint back to the queue as a new
@@ -125,7 +125,8 @@ export const GRANTS = {
   },
   // Queries the sparse timers index; reads the incident, takes the timer out of the index and marks
   // a file expired (Update), checks the incident is unchanged (ConditionCheck), writes the event (Put);
-  // puts an outbox item the relay left unrelayed back on the stream (Update, Put); counts overdue
+  // reads the relay receipts and the outbox by time from the sweep's checkpoint (Query, Get), puts an
+  // outbox item no receipt names back on the stream and saves the checkpoint (Put); counts overdue
   // pending deliveries (Query).
   timers: {
     table: [

@@ -47,12 +47,12 @@ describe('the table stream to the relay', () => {
     });
   });
 
-  it('lets the relay query endpoints, put events on its bus and mark outbox items relayed, nothing more', () => {
+  it('lets the relay query endpoints, put events on its bus and write its receipts, nothing more', () => {
     const actions = actionsOf('outbox-relay');
     expect(actions).toContain('events:PutEvents');
     expect(actions).toContain('dynamodb:Query');
-    expect(actions).toContain('dynamodb:BatchWriteItem');
-    expect(actions).not.toContain('dynamodb:PutItem');
+    expect(actions).toContain('dynamodb:PutItem');
+    expect(actions).not.toContain('dynamodb:BatchWriteItem');
     expect(actions).not.toContain('dynamodb:UpdateItem');
     expect(
       actions.some((a) => a.endsWith('*') && !a.startsWith('xray') && !a.startsWith('dynamodb:GetShard')),

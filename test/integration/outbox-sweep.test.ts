@@ -1,19 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { dynamodb, tableName } from '../../shared/adapters/dynamodb.js';
-import { markRelayed, outboxWrite } from '../../shared/adapters/outbox.js';
+import { outboxWrite } from '../../shared/adapters/outbox.js';
+import { eventIdsRelayedSince, writeRelayReceipt } from '../../shared/adapters/relay-receipts.js';
 import { commitTransaction } from '../../shared/adapters/transaction.js';
-import { overdueOutboxItems, sweepUnrelayedOutbox } from '../../shared/app/sweep-outbox.js';
+import { sweepUnrelayedOutbox, unrelayedEvents } from '../../shared/app/sweep-outbox.js';
 import { newDomainEvent } from '../../shared/domain/webhook-events.js';
 import { useFreshTable } from '../support/table.js';
 
-beforeAll(async () => {
+// Each test starts without a sweep checkpoint.
+beforeEach(async () => {
   await useFreshTable();
 });
 
 const MINUTE = 60_000;
+const THRESHOLD = 5 * MINUTE;
+const inMinutes = (minutes: number) => new Date(Date.now() + minutes * MINUTE);
 
 async function item(pk: string) {
   const { Item } = await dynamodb().send(
@@ -22,7 +26,7 @@ async function item(pk: string) {
   return Item ? unmarshall(Item) : undefined;
 }
 
-/** An outbox item committed `minutesAgo`, as a write's transaction commits it, that no relay marked. */
+/** An outbox item committed `minutesAgo`, as a write's transaction commits it, that no relay receipt names. */
 async function unrelayedEvent(minutesAgo: number) {
   const event = newDomainEvent(
     'member.created',
@@ -34,40 +38,83 @@ async function unrelayedEvent(minutesAgo: number) {
   return event;
 }
 
+const replayOf = (eventId: string, replay: number) => item(`OUTBOX#${eventId}#REPLAY#${replay}`);
+
 describe('the outbox sweep', () => {
-  it('puts an event the relay never marked back on the stream, with the same event id, and lists it until then', async () => {
+  it('puts an event no relay receipt names back on the stream, with the same event id, and lists it until then', async () => {
     const lost = await unrelayedEvent(10);
     const recent = await unrelayedEvent(0);
-    const overdue = (await overdueOutboxItems({ olderThanMs: 5 * MINUTE })).map((i) => i.event.eventId);
-    expect(overdue).toContain(lost.eventId);
-    expect(overdue).not.toContain(recent.eventId);
+    const overdue = (await unrelayedEvents({ olderThanMs: THRESHOLD })).map((i) => i.event.eventId);
+    expect(overdue).toEqual([lost.eventId]);
 
-    const sweep = await sweepUnrelayedOutbox({ olderThanMs: 5 * MINUTE });
-    expect(sweep.replayed).toBeGreaterThanOrEqual(1);
+    const sweep = await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD });
+    expect(sweep).toEqual({ overdue: 1, replayed: 1, failed: 0 });
     // A new INSERT of an outbox item: the stream filter passes it to the relay, which fans it out
     // with delivery ids derived from the same event id.
-    expect(await item(`OUTBOX#${lost.eventId}#REPLAY#1`)).toMatchObject({
+    expect(await replayOf(lost.eventId, 1)).toMatchObject({
       kind: 'outbox',
       eventId: lost.eventId,
       event: lost.event,
       organisationId: lost.organisationId,
       occurredAt: lost.occurredAt,
+      data: lost.data,
     });
-    expect(await item(`OUTBOX#${recent.eventId}#REPLAY#1`)).toBeUndefined();
-    // Its clock restarts: a relay that is still failing gets it again only after another threshold.
-    const again = await overdueOutboxItems({ olderThanMs: 5 * MINUTE });
-    expect(again.map((i) => i.event.eventId)).not.toContain(lost.eventId);
-    const pending = await overdueOutboxItems({ olderThanMs: 0, now: new Date(Date.now() + MINUTE) });
-    expect(pending.find((i) => i.event.eventId === lost.eventId)?.replays).toBe(1);
+    expect(await replayOf(recent.eventId, 1)).toBeUndefined();
+    // Still listed, by its newest copy, until a relay names it.
+    const listed = await unrelayedEvents({ olderThanMs: THRESHOLD });
+    expect(listed.map((i) => [i.event.eventId, i.replays])).toEqual([[lost.eventId, 1]]);
   });
 
-  it('leaves what the relay marked relayed alone', async () => {
+  it('replays a copy again only one threshold after it was put on the stream', async () => {
+    const lost = await unrelayedEvent(10);
+    await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD });
+    expect(await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD })).toEqual({
+      overdue: 0,
+      replayed: 0,
+      failed: 0,
+    });
+    expect(await replayOf(lost.eventId, 2)).toBeUndefined();
+
+    await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD, now: inMinutes(6) });
+    expect(await replayOf(lost.eventId, 2)).toMatchObject({ eventId: lost.eventId, replays: 2 });
+  });
+
+  it('leaves alone what a relay receipt names, even a receipt written after the replay', async () => {
     const relayed = await unrelayedEvent(10);
-    await markRelayed([relayed]);
-    const pending = await overdueOutboxItems({ olderThanMs: 0, now: new Date(Date.now() + MINUTE) });
-    expect(pending.map((i) => i.event.eventId)).not.toContain(relayed.eventId);
-    await sweepUnrelayedOutbox({ olderThanMs: 5 * MINUTE });
-    expect(await item(`OUTBOX#${relayed.eventId}#REPLAY#1`)).toBeUndefined();
-    expect((await item(`OUTBOX#${relayed.eventId}`))?.relayedAt).toBeTypeOf('string');
+    const late = await unrelayedEvent(10);
+    await writeRelayReceipt([relayed.eventId]);
+    const listed = await unrelayedEvents({ olderThanMs: 0, now: inMinutes(1) });
+    expect(listed.map((i) => i.event.eventId)).toEqual([late.eventId]);
+
+    await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD });
+    expect(await replayOf(relayed.eventId, 1)).toBeUndefined();
+    expect(await replayOf(late.eventId, 1)).toBeDefined();
+    // The original's relay was only late: once its receipt is written, the replay is not replayed.
+    await writeRelayReceipt([late.eventId]);
+    await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD, now: inMinutes(6) });
+    expect(await replayOf(late.eventId, 2)).toBeUndefined();
+    expect(await unrelayedEvents({ olderThanMs: 0, now: inMinutes(6) })).toEqual([]);
+  });
+
+  it('goes on where a run that ran out of time stopped, and sweeps nothing twice', async () => {
+    const events = await Promise.all([12, 11, 10, 9].map(unrelayedEvent));
+    const first = await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD, pageSize: 1, outOfTime: () => true });
+    expect(first.replayed).toBe(1);
+    const second = await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD });
+    expect(second.replayed).toBe(events.length - 1);
+    for (const event of events) expect(await replayOf(event.eventId, 1)).toBeDefined();
+    expect(await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD })).toEqual({
+      overdue: 0,
+      replayed: 0,
+      failed: 0,
+    });
+  });
+
+  it('reads relay receipts by when they were written', async () => {
+    const before = new Date();
+    const ids = [randomUUID(), randomUUID()];
+    await writeRelayReceipt(ids);
+    expect([...(await eventIdsRelayedSince(before))].sort()).toEqual([...ids].sort());
+    expect(await eventIdsRelayedSince(inMinutes(1))).toEqual(new Set());
   });
 });
