@@ -2,7 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { PublishError, publishDeliveries } from '../../shared/adapters/event-publisher.js';
-import { writeRelayReceipt } from '../../shared/adapters/relay-receipts.js';
+import { type RelayedItem, writeRelayReceipt } from '../../shared/adapters/relay-receipts.js';
 import { listWebhookEndpoints } from '../../shared/adapters/webhook-endpoint-store.js';
 import { deliveryIdFor } from '../../shared/domain/delivery-id.js';
 import { subscribes, type WebhookEndpoint } from '../../shared/domain/webhook-endpoint.js';
@@ -18,11 +18,16 @@ interface Pending {
   sequenceNumber: string;
 }
 
-function domainEventOf(record: DynamoDBRecord): DomainEvent {
+/** The event of an outbox item's record, and when that copy was put on the stream (for the receipt). */
+function outboxItemOf(record: DynamoDBRecord): { event: DomainEvent; onStreamAt: string } {
   const image = record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined;
   if (!image) throw new Error('Stream record without a new image');
-  const { eventId, event, organisationId, occurredAt, data } = unmarshall(image) as DomainEvent;
-  return { eventId, event, organisationId, occurredAt, data };
+  const item = unmarshall(image);
+  const { eventId, event, organisationId, occurredAt, data } = item as DomainEvent;
+  return {
+    event: { eventId, event, organisationId, occurredAt, data },
+    onStreamAt: typeof item.dueAt === 'string' ? item.dueAt : occurredAt,
+  };
 }
 
 /**
@@ -36,12 +41,12 @@ function domainEventOf(record: DynamoDBRecord): DomainEvent {
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const endpointsOf = new Map<string, Promise<WebhookEndpoint[]>>();
   const pending: Pending[] = [];
-  const relayed: DomainEvent[] = [];
+  const relayed: RelayedItem[] = [];
   for (const record of event.Records) {
     const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
     try {
-      const outboxEvent = domainEventOf(record);
-      relayed.push(outboxEvent);
+      const { event: outboxEvent, onStreamAt } = outboxItemOf(record);
+      relayed.push({ eventId: outboxEvent.eventId, onStreamAt });
       const { organisationId } = outboxEvent;
       if (!endpointsOf.has(organisationId))
         endpointsOf.set(organisationId, listWebhookEndpoints(organisationId));
@@ -65,7 +70,7 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   const failed = await publish(pending);
   if (failed) return failed;
   // Only now that every delivery of the batch is on the bus: the sweep replays what no receipt names.
-  await writeRelayReceipt(relayed.map((e) => e.eventId));
+  await writeRelayReceipt(relayed);
   return { batchItemFailures: [] };
 }
 

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { OUTBOX_SHARDS, type OutboxItem, outboxPages, putReplay } from '../adapters/outbox.js';
 import { readSweepCheckpoint, saveSweepCheckpoint } from '../adapters/outbox-sweep-checkpoint.js';
-import { eventIdsRelayedSince } from '../adapters/relay-receipts.js';
+import { relayedSince } from '../adapters/relay-receipts.js';
 import { logger } from '../observability.js';
 
 /**
@@ -21,6 +21,17 @@ const FIRST_SWEEP_LOOKBACK_MS = 24 * 3600_000;
  * clock: receipts are read from this much before the oldest item in question.
  */
 const CLOCK_MARGIN_MS = 60_000;
+/**
+ * The stream gives a shard's records in commit order, and a copy's time is taken just before its
+ * commit: an item committed this much before the newest copy the relay has put on the bus may still
+ * be on its way through the stream.
+ */
+const COMMIT_ORDER_MARGIN_MS = 30_000;
+/**
+ * With no receipt past an item (the relay idle, stuck on a poison record, or failing) the sweep
+ * still replays it, this many thresholds after it was put on the stream (30 minutes by default).
+ */
+export const NO_PROGRESS_THRESHOLDS = 6;
 /** The timers function runs every minute: an unrelayed event's newest copy is never much older than the threshold plus this. */
 const SWEEP_PERIOD_MARGIN_MS = 2 * 60_000;
 
@@ -49,7 +60,7 @@ export async function unrelayedEvents(
   const recent = now.getTime() - outboxSweepAfterMs() - SWEEP_PERIOD_MARGIN_MS;
   const swept = checkpoint?.sweptUntil.map(Date.parse) ?? [now.getTime() - FIRST_SWEEP_LOOKBACK_MS];
   const from = new Date(Math.min(recent, ...swept));
-  const relayed = await eventIdsRelayedSince(new Date(from.getTime() - CLOCK_MARGIN_MS));
+  const { eventIds: relayed } = await relayedSince(new Date(from.getTime() - CLOCK_MARGIN_MS));
   const newest = new Map<string, UnrelayedEvent>();
   for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
     for await (const page of outboxPages(shard, from, now, 100)) {
@@ -67,24 +78,30 @@ export async function unrelayedEvents(
 
 /**
  * The outbox item, not the stream record, is the source of truth: the sweep reads each shard of
- * the outbox index forward from its checkpoint to the threshold, and puts every item no relay
- * receipt names back on the stream as a replay (a record the stream lost, or one a failing batch
- * holds back). Deliveries keep their ids, so a relay that also gets the original through causes a
- * duplicate the subscriber drops, never a loss. A shard's checkpoint moves past a page only once
- * every replay of the page is written, so a failure or the end of the run's time loses nothing.
+ * the outbox index forward from its checkpoint, and puts every item no relay receipt names back on
+ * the stream as a replay (a record the stream lost, or one a failing batch holds back). Deliveries
+ * keep their ids, so a relay that also gets the original through causes a duplicate the subscriber
+ * drops, never a loss. A shard's checkpoint moves past a page only once every replay of the page is
+ * written, so a failure or the end of the run's time loses nothing.
+ *
+ * An item the relay has not reached yet is only late: replaying it would add to the backlog that
+ * holds it back (and to the subscribers' duplicates), so the sweep stops short of the relay's
+ * progress (`sweepBound`).
  */
 export async function sweepUnrelayedOutbox(
   options: { now?: Date; olderThanMs?: number; pageSize?: number; outOfTime?: () => boolean } = {},
 ): Promise<OutboxSweep> {
   const now = options.now ?? new Date();
-  const until = new Date(now.getTime() - (options.olderThanMs ?? outboxSweepAfterMs()));
+  const thresholdMs = options.olderThanMs ?? outboxSweepAfterMs();
   const checkpoint = await readSweepCheckpoint();
-  const sweptUntil = Array.from({ length: OUTBOX_SHARDS }, (_, shard) => {
-    const saved = checkpoint?.sweptUntil[shard];
-    return saved ?? new Date(until.getTime() - FIRST_SWEEP_LOOKBACK_MS).toISOString();
-  });
+  const firstFrom = new Date(now.getTime() - thresholdMs - FIRST_SWEEP_LOOKBACK_MS).toISOString();
+  const sweptUntil = Array.from(
+    { length: OUTBOX_SHARDS },
+    (_, shard) => checkpoint?.sweptUntil[shard] ?? firstFrom,
+  );
   const oldest = Math.min(...sweptUntil.map(Date.parse));
-  const relayed = await eventIdsRelayedSince(new Date(oldest - CLOCK_MARGIN_MS));
+  const { eventIds: relayed, relayedUpTo } = await relayedSince(new Date(oldest - CLOCK_MARGIN_MS));
+  const until = sweepBound(now, thresholdMs, relayedUpTo);
   const sweep: OutboxSweep = { overdue: 0, replayed: 0, failed: 0 };
   shards: for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
     const from = new Date(sweptUntil[shard] ?? until);
@@ -103,6 +120,19 @@ export async function sweepUnrelayedOutbox(
   }
   await saveSweepCheckpoint(sweptUntil, checkpoint);
   return sweep;
+}
+
+/**
+ * How far the sweep reads: items put on the stream at least the threshold ago, and no later than
+ * the relay's progress (less the commit-order margin); but never less than the no-progress limit,
+ * so that a record the relay can never reach is replayed all the same.
+ */
+export function sweepBound(now: Date, thresholdMs: number, relayedUpTo: string | undefined): Date {
+  const overdue = now.getTime() - thresholdMs;
+  const noProgress = now.getTime() - thresholdMs * NO_PROGRESS_THRESHOLDS;
+  const behindRelay =
+    relayedUpTo === undefined ? noProgress : Date.parse(relayedUpTo) - COMMIT_ORDER_MARGIN_MS;
+  return new Date(Math.min(overdue, Math.max(behindRelay, noProgress)));
 }
 
 /** Replays the items side by side; returns whether any replay failed for a reason other than being written already. */

@@ -4,9 +4,9 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { dynamodb, tableName } from '../../shared/adapters/dynamodb.js';
 import { outboxWrite } from '../../shared/adapters/outbox.js';
-import { eventIdsRelayedSince, writeRelayReceipt } from '../../shared/adapters/relay-receipts.js';
+import { relayedSince, writeRelayReceipt } from '../../shared/adapters/relay-receipts.js';
 import { commitTransaction } from '../../shared/adapters/transaction.js';
-import { sweepUnrelayedOutbox, unrelayedEvents } from '../../shared/app/sweep-outbox.js';
+import { sweepBound, sweepUnrelayedOutbox, unrelayedEvents } from '../../shared/app/sweep-outbox.js';
 import { newDomainEvent } from '../../shared/domain/webhook-events.js';
 import { useFreshTable } from '../support/table.js';
 
@@ -40,10 +40,19 @@ async function unrelayedEvent(minutesAgo: number) {
 
 const replayOf = (eventId: string, replay: number) => item(`OUTBOX#${eventId}#REPLAY#${replay}`);
 
+/** A receipt for events of the relay's own: it has got as far as `minutesAgo`. */
+const relayProgress = (minutesAgo = 0) =>
+  writeRelayReceipt([{ eventId: randomUUID(), onStreamAt: inMinutes(-minutesAgo).toISOString() }]);
+
+/** The receipt the relay writes for these events' originals. */
+const receiptFor = (...events: { eventId: string; occurredAt: string }[]) =>
+  writeRelayReceipt(events.map((e) => ({ eventId: e.eventId, onStreamAt: e.occurredAt })));
+
 describe('the outbox sweep', () => {
   it('puts an event no relay receipt names back on the stream, with the same event id, and lists it until then', async () => {
     const lost = await unrelayedEvent(10);
     const recent = await unrelayedEvent(0);
+    await relayProgress();
     const overdue = (await unrelayedEvents({ olderThanMs: THRESHOLD })).map((i) => i.event.eventId);
     expect(overdue).toEqual([lost.eventId]);
 
@@ -67,6 +76,7 @@ describe('the outbox sweep', () => {
 
   it('replays a copy again only one threshold after it was put on the stream', async () => {
     const lost = await unrelayedEvent(10);
+    await relayProgress();
     await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD });
     expect(await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD })).toEqual({
       overdue: 0,
@@ -75,6 +85,7 @@ describe('the outbox sweep', () => {
     });
     expect(await replayOf(lost.eventId, 2)).toBeUndefined();
 
+    await writeRelayReceipt([{ eventId: randomUUID(), onStreamAt: inMinutes(6).toISOString() }]);
     await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD, now: inMinutes(6) });
     expect(await replayOf(lost.eventId, 2)).toMatchObject({ eventId: lost.eventId, replays: 2 });
   });
@@ -82,7 +93,8 @@ describe('the outbox sweep', () => {
   it('leaves alone what a relay receipt names, even a receipt written after the replay', async () => {
     const relayed = await unrelayedEvent(10);
     const late = await unrelayedEvent(10);
-    await writeRelayReceipt([relayed.eventId]);
+    await receiptFor(relayed);
+    await relayProgress();
     const listed = await unrelayedEvents({ olderThanMs: 0, now: inMinutes(1) });
     expect(listed.map((i) => i.event.eventId)).toEqual([late.eventId]);
 
@@ -90,7 +102,7 @@ describe('the outbox sweep', () => {
     expect(await replayOf(relayed.eventId, 1)).toBeUndefined();
     expect(await replayOf(late.eventId, 1)).toBeDefined();
     // The original's relay was only late: once its receipt is written, the replay is not replayed.
-    await writeRelayReceipt([late.eventId]);
+    await receiptFor(late);
     await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD, now: inMinutes(6) });
     expect(await replayOf(late.eventId, 2)).toBeUndefined();
     expect(await unrelayedEvents({ olderThanMs: 0, now: inMinutes(6) })).toEqual([]);
@@ -98,6 +110,7 @@ describe('the outbox sweep', () => {
 
   it('goes on where a run that ran out of time stopped, and sweeps nothing twice', async () => {
     const events = await Promise.all([12, 11, 10, 9].map(unrelayedEvent));
+    await relayProgress();
     const first = await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD, pageSize: 1, outOfTime: () => true });
     expect(first.replayed).toBe(1);
     const second = await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD });
@@ -110,11 +123,47 @@ describe('the outbox sweep', () => {
     });
   });
 
-  it('reads relay receipts by when they were written', async () => {
+  it('leaves what the relay has not reached yet to the relay, up to six thresholds', async () => {
+    // The relay is 20 minutes behind: items after its progress are still on their way.
+    const reached = await unrelayedEvent(25);
+    const behind = await unrelayedEvent(15);
+    await relayProgress(20);
+    await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD });
+    expect(await replayOf(reached.eventId, 1)).toBeDefined();
+    expect(await replayOf(behind.eventId, 1)).toBeUndefined();
+    // Listed all the same: it is overdue.
+    expect((await unrelayedEvents({ olderThanMs: THRESHOLD })).map((i) => i.event.eventId)).toContain(
+      behind.eventId,
+    );
+    // No progress for six thresholds: replayed, as a record the relay may never reach.
+    await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD, now: inMinutes(16) });
+    expect(await replayOf(behind.eventId, 1)).toBeDefined();
+  });
+
+  it("reads as far as the threshold, or the relay's progress less a margin, but at least six thresholds back", () => {
+    const now = new Date('2026-11-23T12:00:00.000Z');
+    expect(sweepBound(now, THRESHOLD, '2026-11-23T11:59:00.000Z').toISOString()).toBe(
+      '2026-11-23T11:55:00.000Z',
+    );
+    expect(sweepBound(now, THRESHOLD, '2026-11-23T11:50:00.000Z').toISOString()).toBe(
+      '2026-11-23T11:49:30.000Z',
+    );
+    expect(sweepBound(now, THRESHOLD, '2026-11-23T10:00:00.000Z').toISOString()).toBe(
+      '2026-11-23T11:30:00.000Z',
+    );
+    expect(sweepBound(now, THRESHOLD, undefined).toISOString()).toBe('2026-11-23T11:30:00.000Z');
+  });
+
+  it('reads relay receipts by when they were written, with how far the relay has got', async () => {
     const before = new Date();
     const ids = [randomUUID(), randomUUID()];
-    await writeRelayReceipt(ids);
-    expect([...(await eventIdsRelayedSince(before))].sort()).toEqual([...ids].sort());
-    expect(await eventIdsRelayedSince(inMinutes(1))).toEqual(new Set());
+    await writeRelayReceipt([
+      { eventId: ids[0] ?? '', onStreamAt: '2026-11-23T11:00:00.000Z' },
+      { eventId: ids[1] ?? '', onStreamAt: '2026-11-23T11:00:01.000Z' },
+    ]);
+    const read = await relayedSince(before);
+    expect([...read.eventIds].sort()).toEqual([...ids].sort());
+    expect(read.relayedUpTo).toBe('2026-11-23T11:00:01.000Z');
+    expect(await relayedSince(inMinutes(1))).toEqual({ eventIds: new Set(), relayedUpTo: undefined });
   });
 });

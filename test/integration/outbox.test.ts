@@ -11,7 +11,7 @@ import { startStreamPoller } from '../../infra/local/stream-poller.js';
 import { dynamodb, tableName } from '../../shared/adapters/dynamodb.js';
 import { getIncident, incidentWrite } from '../../shared/adapters/incident-store.js';
 import { outboxWrite } from '../../shared/adapters/outbox.js';
-import { eventIdsRelayedSince } from '../../shared/adapters/relay-receipts.js';
+import { relayedSince } from '../../shared/adapters/relay-receipts.js';
 import { commitTransaction } from '../../shared/adapters/transaction.js';
 import { createWebhookEndpoint } from '../../shared/adapters/webhook-endpoint-store.js';
 import { deliveryIdFor } from '../../shared/domain/delivery-id.js';
@@ -164,7 +164,7 @@ describe('the relay', () => {
     ).toEqual([all.endpoint.id, closedOnly.endpoint.id].sort());
     expect(received.every((m) => m.organisationId === organisationId)).toBe(true);
     // Each relayed batch left a receipt: the sweep replays none of them.
-    const receipted = await eventIdsRelayedSince(new Date(Date.parse(declared.occurredAt) - 1000));
+    const receipted = (await relayedSince(new Date(Date.parse(declared.occurredAt) - 1000))).eventIds;
     for (const { eventId } of [declared, closedEvent, marker]) expect(receipted).toContain(eventId);
   });
 });
@@ -194,10 +194,10 @@ describe('a relay batch', () => {
     // A failed batch writes no receipt; the retry from the failed record names what it relayed.
     const since = new Date(Date.parse(events[0]?.occurredAt ?? '') - 1000);
     const ids = events.map((e) => e.eventId);
-    expect([...(await eventIdsRelayedSince(since))].filter((id) => ids.includes(id))).toEqual([]);
+    expect([...(await relayedSince(since)).eventIds].filter((id) => ids.includes(id))).toEqual([]);
     refused.delete(failing.eventId);
     expect(await relay({ Records: records.slice(11) })).toEqual({ batchItemFailures: [] });
-    expect([...(await eventIdsRelayedSince(since))].filter((id) => ids.includes(id))).toEqual([
+    expect([...(await relayedSince(since)).eventIds].filter((id) => ids.includes(id))).toEqual([
       failing.eventId,
     ]);
   });

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { NO_PROGRESS_THRESHOLDS } from '../../shared/app/sweep-outbox.js';
 import { deliveryIdFor } from '../../shared/domain/delivery-id.js';
 import { DELIVERY_QUEUE } from '../../shared/topology/queues.js';
 import { mis, type RunningStack, startLocalStack } from '../support/local-stack.js';
@@ -487,7 +488,8 @@ export async function runSoak(options: SoakOptions) {
     let quietSince = Date.now();
     const quietMs = Math.max(
       45_000,
-      (options.sweepAfterSeconds + 20) * 1000,
+      // A record the stream lost with no later event relayed is replayed only after this many thresholds.
+      (options.sweepAfterSeconds * NO_PROGRESS_THRESHOLDS + 20) * 1000,
       (Number(env.DELIVERY_VISIBILITY_TIMEOUT_SECONDS) + 20) * 1000,
     );
     const settling = Date.now();
