@@ -3,8 +3,12 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { keys } from '../../shared/adapters/keys.js';
 import { NO_PROGRESS_THRESHOLDS } from '../../shared/app/sweep-outbox.js';
 import { deliveryIdFor } from '../../shared/domain/delivery-id.js';
+import { readStackInfo } from '../../shared/topology/local-stack.js';
 import { DELIVERY_QUEUE } from '../../shared/topology/queues.js';
 import { mis, type RunningStack, startLocalStack } from '../support/local-stack.js';
 
@@ -193,7 +197,10 @@ interface Expected {
   key: string;
   organisationId: string;
   event: string;
+  /** When the event was due: its write's acknowledgement, or the file's expiry. */
   ackAt: number;
+  /** When the write the event comes from was acknowledged. */
+  writtenAt: number;
   phase: Phase;
 }
 
@@ -320,8 +327,15 @@ export async function runSoak(options: SoakOptions) {
       }
     }
 
-    function expect(org: Organisation, event: string, id: string, ackAt: number, phase: Expected['phase']) {
-      expected.push({ key: `${event}:${id}`, organisationId: org.id, event, ackAt, phase });
+    function expect(
+      org: Organisation,
+      event: string,
+      id: string,
+      ackAt: number,
+      phase: Expected['phase'],
+      writtenAt = ackAt,
+    ) {
+      expected.push({ key: `${event}:${id}`, organisationId: org.id, event, ackAt, writtenAt, phase });
     }
 
     /** One cycle: all nine kinds of event, ten events from nine writes. */
@@ -336,7 +350,7 @@ export async function runSoak(options: SoakOptions) {
         name: 'minutes.pdf',
         expiresAt: new Date(Date.now() + 3000).toISOString(),
       }));
-      expect(org, 'sanctuary.file.expired', file.id, file.ackAt + 3000, phase);
+      expect(org, 'sanctuary.file.expired', file.id, file.ackAt + 3000, phase, file.ackAt);
       // Past the 60-hour mark and left open: its deadline alarm fires at once.
       const overdue = await write(org, '/incidents', {
         severity: 'high',
@@ -553,7 +567,7 @@ export async function runSoak(options: SoakOptions) {
       receipts: receivers.receipts,
       dlq,
       logged,
-      engineKilledAt,
+      absent: await writesTheEngineLost(dataDir, expected, engineKilledAt),
       faults,
     });
     const settledAt = Date.now();
@@ -621,6 +635,61 @@ interface LoggedOutcome {
 }
 
 /** The delivery ids in the dead-letter queue, as the operator CLI lists them. */
+/** The incident's history status each move leaves. */
+const MOVED_TO: Record<string, string> = {
+  'incident.contained': 'contained',
+  'incident.notified': 'notified',
+  'incident.closed': 'closed',
+};
+
+/** The item an event's write left in the table (and, for a move, the status its history must hold). */
+function writtenItem(e: Expected): { key: { pk: string; sk: string }; status?: string } {
+  const id = e.key.slice(e.key.indexOf(':') + 1);
+  const org = e.organisationId;
+  if (e.event === 'member.created') return { key: keys.member(org, id) };
+  if (e.event === 'contribution.received') return { key: keys.contribution(org, id) };
+  if (e.event === 'timebank.payout.settled') return { key: keys.timebankPayout(org, id) };
+  if (e.event === 'sanctuary.file.expired') return { key: keys.sanctuaryFile(org, id) };
+  const status = MOVED_TO[e.event];
+  return { key: keys.incident(org, id), ...(status ? { status } : {}) };
+}
+
+/**
+ * A kill of DynamoDB Local's process can lose a write it acknowledged in its last moments. Of the
+ * events whose write was acknowledged within a second of that kill, those whose write is not in the
+ * table (the resource is gone, or an incident's history lacks the move): counted apart from lost.
+ */
+async function writesTheEngineLost(
+  dataDir: string,
+  expected: Expected[],
+  engineKilledAt: number | undefined,
+): Promise<Set<string>> {
+  const absent = new Set<string>();
+  if (engineKilledAt === undefined) return absent;
+  const near = expected.filter((e) => Math.abs(e.writtenAt - engineKilledAt) < 1000);
+  const info = readStackInfo(dataDir);
+  if (!info || near.length === 0) return absent;
+  const client = new DynamoDBClient({
+    endpoint: info.dynamodbEndpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    for (const e of near) {
+      const { key, status } = writtenItem(e);
+      const { Item } = await client.send(
+        new GetItemCommand({ TableName: info.tableName, Key: marshall(key), ConsistentRead: true }),
+      );
+      const item = Item ? unmarshall(Item) : undefined;
+      const history = (item?.history ?? []) as { status: string }[];
+      if (!item || (status && !history.some((h) => h.status === status))) absent.add(e.key);
+    }
+  } finally {
+    client.destroy();
+  }
+  return absent;
+}
+
 async function deadLettered(dataDir: string): Promise<Set<string>> {
   const listed = await mis<{ deliveryId?: string }[]>(dataDir, 'dlq', 'list');
   return new Set(listed.flatMap((d) => (d.deliveryId ? [d.deliveryId] : [])));
@@ -685,7 +754,8 @@ function account(input: {
   receipts: Receipt[];
   dlq: Set<string>;
   logged: Map<string, LoggedOutcome[]>;
-  engineKilledAt: number | undefined;
+  /** Keys whose write, acknowledged as DynamoDB Local was killed, is not in the table. */
+  absent: Set<string>;
   faults: Fault[];
 }) {
   // Every delivery id of an event derives from its event id and the endpoint's id (the relay's
@@ -771,8 +841,7 @@ function account(input: {
     // The keys that are not (known to be) skipped; an event that reached no other endpoint cannot
     // be matched to its skipped entry, so these may be more than the count says.
     const unmatched = unsettled.filter((e) => !skippedIds.has(deliveryIdOf(e.key)?.id ?? ''));
-    const nearEngineKill = (e: Expected) =>
-      input.engineKilledAt !== undefined && Math.abs(e.ackAt - input.engineKilledAt) < 1000;
+    const nearEngineKill = (e: Expected) => input.absent.has(e.key);
     const absentAfterEngineKill = unmatched.filter(nearEngineKill).length;
     const unaccounted = unsettled.length - skipped - absentAfterEngineKill;
     const lost = Math.max(0, unaccounted);
