@@ -148,7 +148,7 @@ export function webhookSection(report: WebhookReport): string {
       `p99 ${verdict(latency.p99Ok, WEBHOOK_TARGETS.p99Ms, latency.fromCommit.p99Ms)}; ` +
       `${latency.declared} declared, ${latency.received} received, ${latency.apiErrors} API errors.`,
     '',
-    `Throughput: ${events} incident.declared events to one endpoint per side; deliveries/s from the first receipt to the last.`,
+    `Throughput: ${events} incident.declared events to one endpoint per side and round; deliveries/s from the first receipt to the last.`,
     '  stack: outbox items written straight to the table (the items POST /incidents commits, 25 per BatchWriteItem,',
     "         8 requests at a time) so that the API's write rate does not pace it; delivered by the stream poller,",
     `         relay, local bus, delivery queue and delivery worker (${WEBHOOK_LOAD.floorReceivers} receivers, batches of ${WEBHOOK_LOAD.floorBatchSize}).`,
@@ -162,7 +162,8 @@ export function webhookSection(report: WebhookReport): string {
       [deliveryRow('stack', stack), deliveryRow('floor', floor)],
     ),
     '',
-    `Deliveries/s stack/floor: ${ratio(throughput.ratio)}`,
+    `Deliveries/s stack/floor: ${ratio(throughput.ratio)}, the median of ${throughput.rounds.length} rounds (each the stack, then the floor at once after it; the table shows the median round):`,
+    `  ${throughput.rounds.map((r, i) => `round ${i + 1} ${ratio(r.ratio)} (${whole(r.stack)}/${whole(r.floor)})`).join(', ')}`,
     `Stack: outbox items written in ${stack.seedSeconds.toFixed(2)} s; the first webhook arrived ` +
       `${whole(stack.firstCommitToFirstReceiptMs)} ms after the first commit,`,
     `       the ${events}th ${stack.firstCommitToLastReceiptSeconds.toFixed(2)} s after it. At most ` +

@@ -48,8 +48,10 @@ export const WEBHOOK_LOAD = {
    * loop): a slow delivery then shows as latency instead of slowing the load down.
    */
   incidentsPerSecond: 10,
-  /** Events delivered by each side of the throughput comparison. */
+  /** Events delivered by each side of the throughput comparison, in each round. */
   throughputEvents: 1000,
+  /** Rounds of the comparison (the stack, then the floor); the median ratio is reported. */
+  throughputRounds: 3,
   /** The floor delivers these first, to its own path of the sink, unmeasured (JIT, first connections). */
   floorWarmupMessages: 100,
   /** As the delivery event source mapping receives: batches of 10, 5 receivers at a time. */
