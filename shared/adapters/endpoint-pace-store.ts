@@ -22,8 +22,12 @@ export async function readEndpointPace(organisationId: string, endpointId: strin
       Key: marshall(keys.endpointPace(organisationId, endpointId)),
     }),
   );
-  if (!Item) return UNSTRUCK;
-  const item = unmarshall(Item);
+  return paceOf(Item ? unmarshall(Item) : undefined);
+}
+
+/** The pace a stored pace item holds (none stored: never struck). */
+export function paceOf(item: Record<string, unknown> | undefined): EndpointPace {
+  if (!item) return UNSTRUCK;
   return { strikes: Number(item.strikes) || 0, lastStrikeAt: Number(item.lastStrikeAt) || 0 };
 }
 

@@ -147,9 +147,22 @@ export async function getWebhookEndpointWithSecret(
   organisationId: string,
   id: string,
   now = new Date(),
-): Promise<{ endpoint: WebhookEndpoint; secret: string; previousSecret?: string } | undefined> {
+): Promise<EndpointWithSecret | undefined> {
   const item = await getItem(organisationId, id);
-  if (!item) return undefined;
+  return item ? endpointWithSecret(item, now) : undefined;
+}
+
+export interface EndpointWithSecret {
+  endpoint: WebhookEndpoint;
+  secret: string;
+  previousSecret?: string;
+}
+
+/** A stored endpoint item with its signing secret (and the previous one while they overlap) decrypted. */
+export async function endpointWithSecret(
+  item: Record<string, unknown>,
+  now = new Date(),
+): Promise<EndpointWithSecret> {
   const endpoint = toEndpoint(item);
   const context = cipherContext(endpoint);
   const overlapping =

@@ -7,7 +7,8 @@ export type TableAction =
   | 'dynamodb:DeleteItem'
   | 'dynamodb:Query'
   | 'dynamodb:ConditionCheckItem'
-  | 'dynamodb:BatchWriteItem';
+  | 'dynamodb:BatchWriteItem'
+  | 'dynamodb:BatchGetItem';
 
 /**
  * What one function may call, and nothing more. CDK turns each entry into the function's IAM
@@ -110,11 +111,13 @@ export const GRANTS = {
   // (strikes, in-flight slots) and sends a delivery of a limited endpoint back to the queue as a new
   // message (SendMessage); notes a pending delivery (Put) and clears it when it ends (Delete). The
   // attempts of a batch that end together are logged in one BatchWriteItem; a delivery that is not
-  // certainly on its first attempt counts its earlier ones in the log (Query of the index).
+  // certainly on its first attempt counts its earlier ones in the log (Query of the index). A batch
+  // reads each endpoint and its pace together (BatchGetItem).
   'deliver-webhook': {
     table: [
       'dynamodb:Query',
       'dynamodb:GetItem',
+      'dynamodb:BatchGetItem',
       'dynamodb:UpdateItem',
       'dynamodb:PutItem',
       'dynamodb:DeleteItem',

@@ -102,6 +102,10 @@ describe('the bus and the delivery queue', () => {
     expect(actions).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:ChangeMessageVisibility']));
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']));
   });
+
+  it('lets the delivery function read an endpoint and its pace in one BatchGetItem', () => {
+    expect(actionsOf('deliver-webhook')).toContain('dynamodb:BatchGetItem');
+  });
 });
 
 describe('the rule target (fault 5: a delivery EventBridge cannot queue is kept, not dropped)', () => {
