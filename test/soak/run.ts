@@ -5,7 +5,7 @@ import { BEHAVIOURS, type Phase, runSoak } from './soak.js';
 
 /**
  * `npm run soak`: the full soak (about 5,000 events over five organisations, three SIGKILLs of the
- * stack's process group, one of DynamoDB Local alone): about 12 minutes on a quiet 2-core machine,
+ * stack's process group, one of DynamoDB Local alone): about 9 minutes on a quiet 2-core machine,
  * where DynamoDB Local's pace through the API (printed) is the limit; a busy machine takes longer.
  * SOAK_CYCLES scales it: the cycles every organisation drives (10 events each), shared between the
  * neighbours and faults phases, plus a fifth of it for the healthy organisations alone.
