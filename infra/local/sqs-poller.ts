@@ -33,7 +33,19 @@ export interface SqsPollerOptions {
    * mid-attempt releases those messages at its next start instead of after the visibility timeout.
    */
   inFlightFile?: string;
+  /**
+   * How many times the table's engine (DynamoDB Local) has died so far. DynamoDB on AWS answers a
+   * write only once it is durable; DynamoDB Local can lose a write it answered within a few
+   * milliseconds of its JVM's kill (FACTS.md). So a batch's messages are deleted only once the
+   * engine has outlived the batch's writes by `SETTLE_GRACE_MS`; a batch during which it died is
+   * released to be received again (a duplicate with the same delivery id, never a skip or a
+   * failure logged by a write the engine then lost).
+   */
+  engineDeaths?: () => number;
 }
+
+/** Ten times the window in which DynamoDB Local was seen to lose an answered write. */
+const SETTLE_GRACE_MS = 50;
 
 export interface SqsPoller {
   /** Stops receiving, waits for the batches in flight and their deletes. */
@@ -178,6 +190,32 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
       logger.warn('Some processed messages could not be deleted', { functionName, failed: Failed });
   }
 
+  /** Deletes what succeeded, unless the engine died during the batch or its grace (see `engineDeaths`). */
+  async function settle(records: SQSRecord[], response: SQSBatchResponse | undefined, deathsBefore?: number) {
+    if (deathsBefore !== undefined && options.engineDeaths) {
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_GRACE_MS));
+      if (options.engineDeaths() !== deathsBefore) {
+        logger.warn('The table engine died during a batch: its messages are received again', {
+          functionName,
+          messages: records.length,
+        });
+        await Promise.allSettled(
+          records.map((r) =>
+            client.send(
+              new ChangeMessageVisibilityCommand({
+                QueueUrl: options.queueUrl,
+                ReceiptHandle: r.receiptHandle,
+                VisibilityTimeout: 0,
+              }),
+            ),
+          ),
+        );
+        return;
+      }
+    }
+    await deleteSucceeded(records, response);
+  }
+
   /** Deletes under way: the next receive does not wait for them, as the event source mapping's does not. */
   const deleting = new Set<Promise<void>>();
 
@@ -191,6 +229,7 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
     const records = messages.map((m) => toRecord(m, eventSourceARN, awsRegion));
     const handles = records.map((r) => r.receiptHandle);
     journal.begin(handles);
+    const deathsBefore = options.engineDeaths?.();
     let response: SQSBatchResponse | undefined;
     try {
       response = await options.handler(
@@ -205,7 +244,7 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
       journal.end(handles);
       return;
     }
-    const deleted = deleteSucceeded(records, response)
+    const deleted = settle(records, response, deathsBefore)
       .catch((error: unknown) => logger.error('Deleting processed messages failed', { error, functionName }))
       .finally(() => {
         journal.end(handles);

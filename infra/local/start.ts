@@ -85,9 +85,13 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stopAll(0));
   process.once('SIGTERM', () => void stopAll(0));
 
+  let engineDeaths = 0;
   const dynamodb = await startDynamoDbLocal({
     dataDir: join(dir, 'dynamodb'),
-    onUnexpectedExit: (how) => void restartEngine(how),
+    onUnexpectedExit: (how) => {
+      engineDeaths += 1;
+      void restartEngine(how);
+    },
   });
   stops.push(() => dynamodb.stop());
   /**
@@ -200,6 +204,7 @@ async function main(): Promise<void> {
     handler: await loadHandler<SqsHandler>(DELIVERY_FUNCTION),
     functionName: DELIVERY_FUNCTION,
     inFlightFile: join(dir, 'deliveries-in-flight.json'),
+    engineDeaths: () => engineDeaths,
   });
   stops.push(() => sqsPoller.stop());
   // The schedule rule: due timers (deadline alarms, file expiries) every TIMER_INTERVAL_SECONDS.

@@ -24,10 +24,15 @@ afterEach(async () => {
 });
 
 /** Fresh queues (1 s visibility, so that a failed batch returns quickly) and a poller calling `handler`. */
-async function setUp(handler: SqsHandler) {
-  const queues = await startDeliveryQueues({ visibilityTimeoutSeconds: 1 });
+async function setUp(handler: SqsHandler, engineDeaths?: () => number, visibilityTimeoutSeconds = 1) {
+  const queues = await startDeliveryQueues({ visibilityTimeoutSeconds });
   cleanups.push(queues.stop);
-  const poller = await startSqsPoller({ endpoint: queues.endpoint, queueUrl: queues.queueUrl, handler });
+  const poller = await startSqsPoller({
+    endpoint: queues.endpoint,
+    queueUrl: queues.queueUrl,
+    handler,
+    ...(engineDeaths ? { engineDeaths } : {}),
+  });
   cleanups.push(poller.stop);
   return { queues, poller };
 }
@@ -109,6 +114,39 @@ describe('the local SQS event source mapping', () => {
       'the queue to be empty',
       async () => (await messagesIn(queues.client, queues.queueUrl)) === 0,
     );
+  });
+
+  it('receives a batch again, at once, when the table engine died while it was handled', async () => {
+    let deaths = 0;
+    const seen: SQSRecord[] = [];
+    const { queues } = await setUp(
+      async (event) => {
+        seen.push(...event.Records);
+        // The engine dies right after this batch's writes were answered: they may be gone.
+        if (event.Records.some((r) => r.body === 'k' && r.attributes.ApproximateReceiveCount === '1'))
+          deaths += 1;
+        return { batchItemFailures: [] };
+      },
+      () => deaths,
+      // Long enough that only a release, not the timeout, brings it back within the wait.
+      60,
+    );
+    await send(queues, 'k');
+    await waitFor('k received a second time', () => receivesOf(seen, 'k').length === 2, {
+      timeoutMs: 15_000,
+    });
+    await waitFor(
+      'the queue to be empty',
+      async () => (await messagesIn(queues.client, queues.queueUrl)) === 0,
+    );
+    expect(receivesOf(seen, 'k').map((r) => r.attributes.ApproximateReceiveCount)).toEqual(['1', '2']);
+    await send(queues, 'l');
+    await waitFor('l received', () => receivesOf(seen, 'l').length === 1);
+    await waitFor(
+      'the queue to be empty',
+      async () => (await messagesIn(queues.client, queues.queueUrl)) === 0,
+    );
+    expect(receivesOf(seen, 'l')).toHaveLength(1);
   });
 
   it('deletes nothing when the handler reports a record that was not in the batch', async () => {
