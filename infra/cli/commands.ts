@@ -188,7 +188,7 @@ export const GROUPS = {
       overdue: {
         summary: 'lists events not relayed for longer than a threshold',
         description:
-          "Lists committed events whose outbox item the relay has not marked relayed for longer than --older-than seconds (default: the sweep's threshold). The timers function puts them back on the stream; a growing list means the relay is stuck.",
+          "Lists committed events that no relay receipt names, committed longer than --older-than seconds ago (default: the sweep's threshold), with their replays. The timers function puts them back on the stream; a growing list means the relay is stuck.",
         options: {
           'older-than': {
             placeholder: '<seconds>',

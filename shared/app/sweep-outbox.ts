@@ -21,6 +21,8 @@ const FIRST_SWEEP_LOOKBACK_MS = 24 * 3600_000;
  * clock: receipts are read from this much before the oldest item in question.
  */
 const CLOCK_MARGIN_MS = 60_000;
+/** How far before its checkpoint each run reads a shard again. */
+const INDEX_LAG_MARGIN_MS = 60_000;
 /**
  * The stream gives a shard's records in commit order, and a copy's time is taken just before its
  * commit: an item committed this much before the newest copy the relay has put on the bus may still
@@ -100,20 +102,26 @@ export async function sweepUnrelayedOutbox(
     (_, shard) => checkpoint?.sweptUntil[shard] ?? firstFrom,
   );
   const oldest = Math.min(...sweptUntil.map(Date.parse));
-  const { eventIds: relayed, relayedUpTo } = await relayedSince(new Date(oldest - CLOCK_MARGIN_MS));
+  const { eventIds: relayed, relayedUpTo } = await relayedSince(
+    new Date(oldest - INDEX_LAG_MARGIN_MS - CLOCK_MARGIN_MS),
+  );
   const until = sweepBound(now, thresholdMs, relayedUpTo);
   const sweep: OutboxSweep = { overdue: 0, replayed: 0, failed: 0 };
   shards: for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
-    const from = new Date(sweptUntil[shard] ?? until);
+    const swept = sweptUntil[shard] ?? until.toISOString();
+    // Read again a little before the checkpoint: an index entry that showed up late (a global
+    // secondary index is eventually consistent) is found all the same; a replay is written once.
+    const from = new Date(Date.parse(swept) - INDEX_LAG_MARGIN_MS);
     for await (const page of outboxPages(shard, from, until, options.pageSize ?? 100)) {
       const unrelayed = page.filter((item) => !relayed.has(item.event.eventId));
-      sweep.overdue += unrelayed.length;
+      sweep.overdue += unrelayed.filter((item) => item.onStreamAt > swept).length;
       const failed = await replayAll(unrelayed, sweep);
       if (failed) continue shards;
       // One millisecond short of the page's last item: another item of the same instant may start
       // the next page. Reading it again is harmless (its replay is written once).
       const last = page.at(-1)?.onStreamAt;
-      if (last) sweptUntil[shard] = new Date(Date.parse(last) - 1).toISOString();
+      const next = last && new Date(Date.parse(last) - 1).toISOString();
+      if (next && next > (sweptUntil[shard] ?? '')) sweptUntil[shard] = next;
       if (options.outOfTime?.()) break shards;
     }
     if (until.toISOString() > (sweptUntil[shard] ?? '')) sweptUntil[shard] = until.toISOString();

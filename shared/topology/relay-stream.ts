@@ -5,8 +5,8 @@
 export const RELAY_STREAM = {
   /**
    * Records per relay invocation (GetRecords returns at most 1,000). A larger batch means fewer
-   * invocations per record, each reading an organisation's endpoints once and marking its items
-   * relayed side by side; 500 outbox items with a few endpoints each stay far inside the relay's
+   * invocations per record, each reading an organisation's endpoints once and writing one receipt
+   * for the batch; 500 outbox items with a few endpoints each stay far inside the relay's
    * 60 s timeout and Lambda's 6 MB event.
    */
   batchSize: 500,

@@ -65,7 +65,7 @@ describe('DynamoDB Local under faults', { timeout: 300_000 }, () => {
       () => [...ids].every((id) => hook.received.some(about('contribution', id))) || undefined,
       { timeoutMs: 60_000 },
     );
-    // The relay marked each outbox item relayed: none is left for the sweep.
+    // A relay receipt names each event: none is left for the sweep.
     await waitFor(
       'no unrelayed outbox item',
       async () =>

@@ -103,7 +103,13 @@ describe('the outbox sweep', () => {
     expect(await replayOf(late.eventId, 1)).toBeDefined();
     // The original's relay was only late: once its receipt is written, the replay is not replayed.
     await receiptFor(late);
-    await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD, now: inMinutes(6) });
+    // The relay has got past the replay: without the receipt, the sweep would replay it again.
+    await writeRelayReceipt([{ eventId: randomUUID(), onStreamAt: inMinutes(6).toISOString() }]);
+    expect(await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD, now: inMinutes(6) })).toEqual({
+      overdue: 0,
+      replayed: 0,
+      failed: 0,
+    });
     expect(await replayOf(late.eventId, 2)).toBeUndefined();
     expect(await unrelayedEvents({ olderThanMs: 0, now: inMinutes(6) })).toEqual([]);
   });
@@ -121,6 +127,15 @@ describe('the outbox sweep', () => {
       replayed: 0,
       failed: 0,
     });
+  });
+
+  it('finds an item whose index entry showed up after the sweep had passed its time', async () => {
+    await relayProgress();
+    await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD });
+    // Put on the stream 30 s before where the sweep got to, but only in the index now.
+    const late = await unrelayedEvent(5.5);
+    await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD });
+    expect(await replayOf(late.eventId, 1)).toBeDefined();
   });
 
   it('leaves what the relay has not reached yet to the relay, up to six thresholds', async () => {

@@ -641,7 +641,6 @@ interface LoggedOutcome {
   errorClass?: string;
 }
 
-/** The delivery ids in the dead-letter queue, as the operator CLI lists them. */
 /** The incident's history status each move leaves. */
 const MOVED_TO: Record<string, string> = {
   'incident.contained': 'contained',
@@ -697,6 +696,7 @@ async function writesTheEngineLost(
   return absent;
 }
 
+/** The delivery ids in the dead-letter queue, as the operator CLI lists them. */
 async function deadLettered(dataDir: string): Promise<Set<string>> {
   const listed = await mis<{ deliveryId?: string }[]>(dataDir, 'dlq', 'list');
   return new Set(listed.flatMap((d) => (d.deliveryId ? [d.deliveryId] : [])));
