@@ -192,9 +192,9 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
 
   /** Deletes what succeeded, unless the engine died during the batch or its grace (see `engineDeaths`). */
   async function settle(records: SQSRecord[], response: SQSBatchResponse | undefined, deathsBefore?: number) {
-    if (deathsBefore !== undefined && options.engineDeaths) {
+    if (deathsBefore !== undefined) {
       await new Promise((resolve) => setTimeout(resolve, SETTLE_GRACE_MS));
-      if (options.engineDeaths() !== deathsBefore) {
+      if (options.engineDeaths?.() !== deathsBefore) {
         logger.warn('The table engine died during a batch: its messages are received again', {
           functionName,
           messages: records.length,

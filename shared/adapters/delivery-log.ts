@@ -5,7 +5,7 @@ import type { DeliveryAttempt } from '../domain/delivery-attempt.js';
 import { expiresAtOf } from '../domain/delivery-retention.js';
 import { InvalidCursorError, ValidationError } from '../domain/errors.js';
 import type { DeliveryMessage } from '../domain/webhook-events.js';
-import { BATCH_WRITE_MAX, putItems } from './batch-put.js';
+import { BATCH_WRITE_MAX, putItems } from './batch-items.js';
 import { dynamodb, tableName } from './dynamodb.js';
 import { keys } from './keys.js';
 

@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { dynamodb, tableName } from './dynamodb.js';
+import { dynamodb, isConditionalCheckFailure, tableName } from './dynamodb.js';
 import { keys } from './keys.js';
 
 /** How far the outbox sweep has read each shard of the outbox index, and the version it was saved at. */
@@ -52,7 +52,7 @@ export async function saveSweepCheckpoint(
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (isConditionalCheckFailure(error)) return false;
     throw error;
   }
 }

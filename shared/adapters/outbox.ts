@@ -1,7 +1,7 @@
 import { PutItemCommand, paginateQuery } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DomainEvent } from '../domain/webhook-events.js';
-import { dynamodb, tableName } from './dynamodb.js';
+import { dynamodb, isConditionalCheckFailure, tableName } from './dynamodb.js';
 import { keys } from './keys.js';
 import { TIMERS_INDEX } from './timer-store.js';
 import type { TransactionItem } from './transaction.js';
@@ -50,23 +50,30 @@ export interface OutboxItem {
  * likely another shard than a poison record blocking the original's) carrying the same event, so
  * the relay fans it out with the same delivery ids. The replay sits in the index at its own time:
  * if no relay names it either, the sweep finds it one threshold later and replays again. Two
- * sweeps replaying the same copy at once write it once (the second put's condition fails).
+ * sweeps replaying the same copy at once write it once (the second put's condition fails): false
+ * when the replay was there already.
  */
-export async function putReplay(item: OutboxItem, at: Date): Promise<void> {
+export async function putReplay(item: OutboxItem, at: Date): Promise<boolean> {
   const { event } = item;
   const replays = item.replays + 1;
-  await dynamodb().send(
-    new PutItemCommand({
-      TableName: tableName(),
-      Item: outboxItem(event, {
-        pk: `OUTBOX#${event.eventId}#REPLAY#${replays}`,
-        onStreamAt: at.toISOString(),
-        replays,
-        expiresAt: Math.floor(at.getTime() / 1000) + OUTBOX_RETENTION_SECONDS,
+  try {
+    await dynamodb().send(
+      new PutItemCommand({
+        TableName: tableName(),
+        Item: outboxItem(event, {
+          pk: `OUTBOX#${event.eventId}#REPLAY#${replays}`,
+          onStreamAt: at.toISOString(),
+          replays,
+          expiresAt: Math.floor(at.getTime() / 1000) + OUTBOX_RETENTION_SECONDS,
+        }),
+        ConditionExpression: 'attribute_not_exists(pk)',
       }),
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
 }
 
 /** The one shape of an outbox item, original or replay. */

@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { OUTBOX_SHARDS, type OutboxItem, outboxPages, putReplay } from '../adapters/outbox.js';
 import { readSweepCheckpoint, saveSweepCheckpoint } from '../adapters/outbox-sweep-checkpoint.js';
 import { relayedSince } from '../adapters/relay-receipts.js';
@@ -143,7 +142,7 @@ export function sweepBound(now: Date, thresholdMs: number, relayedUpTo: string |
   return new Date(Math.min(overdue, Math.max(behindRelay, noProgress)));
 }
 
-/** Replays the items side by side; returns whether any replay failed for a reason other than being written already. */
+/** Replays the items side by side (a replay written already is left as it is); returns whether any failed. */
 async function replayAll(items: OutboxItem[], sweep: OutboxSweep): Promise<boolean> {
   const results = await Promise.allSettled(items.map((item) => putReplay(item, new Date())));
   let failed = false;
@@ -151,7 +150,7 @@ async function replayAll(items: OutboxItem[], sweep: OutboxSweep): Promise<boole
     const item = items[index];
     if (!item) return;
     const { eventId, event, organisationId } = item.event;
-    if (result.status === 'fulfilled') {
+    if (result.status === 'fulfilled' && result.value) {
       sweep.replayed += 1;
       logger.warn('Outbox item unrelayed past the threshold: put back on the stream', {
         eventId,
@@ -160,7 +159,7 @@ async function replayAll(items: OutboxItem[], sweep: OutboxSweep): Promise<boole
         onStreamSince: item.onStreamAt,
         replay: item.replays + 1,
       });
-    } else if (!(result.reason instanceof ConditionalCheckFailedException)) {
+    } else if (result.status === 'rejected') {
       // The table is unreachable or throttles: the shard's checkpoint stays before this page.
       failed = true;
       sweep.failed += 1;
