@@ -246,11 +246,15 @@ export const PORTAL_SCRIPT = `'use strict';
     });
   }
 
+  // aria-busy tells assistive technology (and the page's tests) that the tables are being
+  // replaced; only the newest refresh clears it, as only its rows are shown.
   function refresh() {
     var mine = ++generation;
+    document.body.setAttribute('aria-busy', 'true');
     return loadEndpoints(mine)
       .then(function () { return loadDeliveries(mine); })
-      .catch(function (e) { say(e.message, true); });
+      .catch(function (e) { say(e.message, true); })
+      .then(function () { if (mine === generation) document.body.removeAttribute('aria-busy'); });
   }
   function selectEndpoint(id) {
     selected = id;

@@ -101,8 +101,13 @@ describe('the webhooks page at /portal', () => {
         );
         return log.data.some((a) => a.attempt === 7 && a.outcome === 'succeeded');
       });
+      // The redeliver's own refresh may already show the success in the log while its endpoint
+      // rows were read before it: wait for this refresh to have replaced both tables.
       await page.locator('#refresh').click();
-      await page.locator('#deliveries tr[data-delivery] .outcome', { hasText: 'succeeded' }).waitFor();
+      await page.locator('body:not([aria-busy])').waitFor();
+      expect(await page.locator('#deliveries tr[data-delivery] .outcome').first().textContent()).toBe(
+        'succeeded',
+      );
       expect(await page.locator('#deliveries tr[data-delivery] .attempts li').count()).toBe(7);
       expect(await brokenRow.locator('.status').textContent()).toBe('enabled');
       await screenshot(page, 'redelivered');
