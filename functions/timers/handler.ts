@@ -1,7 +1,7 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { fireDueTimers, type TimerRun } from '../../shared/app/fire-due-timers.js';
 import { countStuckDeliveries } from '../../shared/app/stuck-deliveries.js';
-import { sweepUnrelayedOutbox } from '../../shared/app/sweep-outbox.js';
+import { type OutboxSweep, sweepUnrelayedOutbox } from '../../shared/app/sweep-outbox.js';
 import { logger, MetricUnit, publishMetrics } from '../../shared/observability.js';
 import { METRIC } from '../../shared/topology/metrics.js';
 
@@ -18,6 +18,19 @@ async function reportStuckDeliveries(event: ScheduledEvent): Promise<void> {
   } catch (error) {
     logger.error('Counting stuck deliveries failed', { error });
   }
+}
+
+/**
+ * Publishes the sweep's replays and failed replays every run, 0 included: an event whose replay
+ * the table refuses waits, undelivered, until an operator acts, so its alarm must see every run.
+ */
+function reportOutboxSweep(sweep: OutboxSweep, event: ScheduledEvent): void {
+  publishMetrics((metrics) => {
+    metrics.addMetric(METRIC.outboxReplays, MetricUnit.Count, sweep.replayed);
+    metrics.addMetric(METRIC.outboxReplayFailures, MetricUnit.Count, sweep.failed);
+  });
+  if (sweep.overdue > 0 || sweep.failed > 0)
+    logger.warn('Outbox sweep', { ...sweep, scheduledAt: event.time });
 }
 
 /** Stop taking new pages this long before the timeout; what is left is due for the next run. */
@@ -38,7 +51,7 @@ export async function handler(event: ScheduledEvent, context: Context): Promise<
   const sweep = await sweepUnrelayedOutbox({
     outOfTime: () => context.getRemainingTimeInMillis() < SAFETY_MARGIN_MS,
   });
-  if (sweep.overdue > 0) logger.warn('Outbox sweep', { ...sweep, scheduledAt: event.time });
+  reportOutboxSweep(sweep, event);
   await reportStuckDeliveries(event);
   // Reported as a failed invocation so that the Errors metric shows it; the timers stay due.
   if (run.failed > 0) throw new Error(`${run.failed} of ${run.due} due timers failed`);

@@ -25,6 +25,10 @@ export const METRIC = {
   deliveriesDelayed: 'DeliveriesDelayed',
   /** Deliveries whose next attempt is overdue by more than STUCK_DELIVERY_AFTER_SECONDS (timers function, every run). */
   stuckDeliveries: 'StuckDeliveries',
+  /** Outbox events the sweep put back on the stream because no relay receipt named them (timers function, every run). */
+  outboxReplays: 'OutboxReplays',
+  /** Replays the sweep could not write: each run tries them again, their events undelivered meanwhile. */
+  outboxReplayFailures: 'OutboxReplayFailures',
 } as const;
 
 /** Every metric also carries the stage, so that two stages in one account never feed each other's alarms. */

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   API_5XX_RATE,
   DELIVERY_FAILURE_RATE,
+  OUTBOX_REPLAY_FAILURES,
   RELAY_ITERATOR_AGE,
   STUCK_DELIVERIES,
 } from '../../infra/cdk/constructs/service-alarms.js';
@@ -97,7 +98,7 @@ describe('the alarm topic (fault 2: CloudWatch must be able to publish to it)', 
 
   it('is where every alarm goes, and every alarm can reach it: its key lets CloudWatch in', () => {
     const alarms = Object.values(resources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(6);
+    expect(alarms).toHaveLength(7);
     for (const { Properties } of alarms) {
       expect(Properties.AlarmActions).toEqual([{ Ref: topicId() }]);
       const topic = resources('AWS::SNS::Topic')[topicId()];
@@ -174,6 +175,21 @@ describe('alarms', () => {
       Period: STUCK_DELIVERIES.periodMinutes * 60,
       Threshold: 1,
       EvaluationPeriods: STUCK_DELIVERIES.periods,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      ...onTopic(),
+    });
+  });
+
+  it('outbox replay failures: the sweep failed to replay in three one-minute periods running', () => {
+    expect(alarm('OutboxReplayFailuresAlarm')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: METRIC.outboxReplayFailures,
+      Dimensions: serviceDimensions,
+      Statistic: 'Sum',
+      Period: OUTBOX_REPLAY_FAILURES.periodMinutes * 60,
+      Threshold: 1,
+      EvaluationPeriods: 3,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       TreatMissingData: 'notBreaching',
       ...onTopic(),

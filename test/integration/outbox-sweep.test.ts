@@ -1,13 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { handler as timers } from '../../functions/timers/handler.js';
+import { lambdaContext } from '../../infra/local/lambda-context.js';
+import { scheduledEvent } from '../../infra/local/schedule-poller.js';
 import { dynamodb, tableName } from '../../shared/adapters/dynamodb.js';
+import { keys } from '../../shared/adapters/keys.js';
 import { outboxWrite } from '../../shared/adapters/outbox.js';
 import { relayedSince, writeRelayReceipt } from '../../shared/adapters/relay-receipts.js';
 import { commitTransaction } from '../../shared/adapters/transaction.js';
 import { sweepBound, sweepUnrelayedOutbox, unrelayedEvents } from '../../shared/app/sweep-outbox.js';
-import { newDomainEvent } from '../../shared/domain/webhook-events.js';
+import { type DomainEvent, newDomainEvent } from '../../shared/domain/webhook-events.js';
+import { METRIC } from '../../shared/topology/metrics.js';
 import { useFreshTable } from '../support/table.js';
 
 // Each test starts without a sweep checkpoint.
@@ -27,15 +32,55 @@ async function item(pk: string) {
 }
 
 /** An outbox item committed `minutesAgo`, as a write's transaction commits it, that no relay receipt names. */
-async function unrelayedEvent(minutesAgo: number) {
-  const event = newDomainEvent(
-    'member.created',
-    randomUUID(),
-    { member: { id: randomUUID() } },
-    new Date(Date.now() - minutesAgo * MINUTE),
-  );
+async function unrelayedEvent(minutesAgo: number, overrides: Partial<DomainEvent> = {}) {
+  const event = {
+    ...newDomainEvent(
+      'member.created',
+      randomUUID(),
+      { member: { id: randomUUID() } },
+      new Date(Date.now() - minutesAgo * MINUTE),
+    ),
+    ...overrides,
+  };
   await commitTransaction([outboxWrite(event)]);
   return event;
+}
+
+/** An event id whose outbox items fall in the sweep's first shard. */
+const inFirstShard = () => `00${randomUUID().slice(2)}`;
+
+const ITEM_SIZE_LIMIT = 400 * 1024;
+
+/**
+ * Data that makes the largest outbox item the table takes: its replay's key is longer, so the
+ * table refuses the replay. Found by trying items of the outbox item's exact shape outside the
+ * outbox index (their index partition is another of the same length).
+ */
+async function dataTheReplayOutgrows(): Promise<Record<string, unknown>> {
+  const fits = async (length: number) => {
+    const data = { note: 'x'.repeat(length) };
+    const { write } = outboxWrite(newDomainEvent('member.created', randomUUID(), data, new Date()));
+    const item = {
+      ...write.Put?.Item,
+      timerPartition: { S: keys.outboxByTime(0).replace('OUTBOX', 'PROBES') },
+    };
+    try {
+      await dynamodb().send(new PutItemCommand({ TableName: tableName(), Item: item }));
+      return true;
+    } catch (error) {
+      if ((error as Error).name === 'ValidationException') return false;
+      throw error;
+    }
+  };
+  let [low, high] = [ITEM_SIZE_LIMIT - 2048, ITEM_SIZE_LIMIT];
+  expect(await fits(low)).toBe(true);
+  expect(await fits(high)).toBe(false);
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (await fits(middle)) low = middle;
+    else high = middle;
+  }
+  return { note: 'x'.repeat(low) };
 }
 
 const replayOf = (eventId: string, replay: number) => item(`OUTBOX#${eventId}#REPLAY#${replay}`);
@@ -115,7 +160,7 @@ describe('the outbox sweep', () => {
   });
 
   it('goes on where a run that ran out of time stopped, and sweeps nothing twice', async () => {
-    const events = await Promise.all([12, 11, 10, 9].map(unrelayedEvent));
+    const events = await Promise.all([12, 11, 10, 9].map((minutesAgo) => unrelayedEvent(minutesAgo)));
     await relayProgress();
     const first = await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD, pageSize: 1, outOfTime: () => true });
     expect(first.replayed).toBe(1);
@@ -153,6 +198,41 @@ describe('the outbox sweep', () => {
     // No progress for six thresholds: replayed, as a record the relay may never reach.
     await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD, now: inMinutes(16) });
     expect(await replayOf(behind.eventId, 1)).toBeDefined();
+  });
+
+  it('goes on past a replay the table refuses, keeping the shard where it is, and reports the failure in every run', async () => {
+    const refused = await unrelayedEvent(10, {
+      eventId: inFirstShard(),
+      data: await dataTheReplayOutgrows(),
+    });
+    const later = await unrelayedEvent(9, { eventId: inFirstShard() });
+    await relayProgress();
+
+    const first = await sweepUnrelayedOutbox({ olderThanMs: THRESHOLD, pageSize: 1 });
+    expect(first).toEqual({ overdue: 2, replayed: 1, failed: 1 });
+    expect(await replayOf(refused.eventId, 1)).toBeUndefined();
+    expect(await replayOf(later.eventId, 1)).toMatchObject({ eventId: later.eventId });
+
+    // The next run (the timers function, on its schedule) tries the refused one again: the
+    // checkpoint stayed before it. It publishes the failure for its alarm.
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      await timers(scheduledEvent('sweep-test'), lambdaContext('timers', 50_000));
+      const documents = stdout.mock.calls
+        .flatMap(([chunk]) => String(chunk).split('\n'))
+        .filter((line) => line.includes(METRIC.outboxReplayFailures))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(documents).toEqual([
+        expect.objectContaining({ [METRIC.outboxReplays]: 0, [METRIC.outboxReplayFailures]: 1 }),
+      ]);
+    } finally {
+      stdout.mockRestore();
+      vi.unstubAllEnvs();
+    }
+    expect((await unrelayedEvents({ olderThanMs: THRESHOLD })).map((i) => i.event.eventId)).toContain(
+      refused.eventId,
+    );
   });
 
   it("reads as far as the threshold, or the relay's progress less a margin, but at least six thresholds back", () => {

@@ -55,6 +55,13 @@ export const RELAY_ITERATOR_AGE = { milliseconds: 5 * 60 * 1000, periods: 3 };
 export const STUCK_DELIVERIES = { periodMinutes: 5, periods: 2 };
 
 /**
+ * The outbox sweep failed to put an unrelayed event back on the stream in three runs running (it
+ * runs every minute): one failed run is a throttle the next run retries; three mean the table keeps
+ * refusing, and the events the stream lost wait, undelivered.
+ */
+export const OUTBOX_REPLAY_FAILURES = { periodMinutes: 1, periods: 3 };
+
+/**
  * What tells an operator that something needs them: an alarm for each way a webhook can be lost or
  * late and for the API failing, each notifying the alarm topic, and one dashboard with them all.
  * README's "Alarms" section says what each means and what to do.
@@ -196,7 +203,29 @@ export class ServiceAlarms extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
 
-    this.alarms = [deadLetters, ruleDeadLetters, relayStuck, deliveriesFailing, apiFailing, deliveriesStuck];
+    const replaysFailing = new Alarm(this, 'OutboxReplayFailuresAlarm', {
+      alarmDescription:
+        'The outbox sweep could not put unrelayed events back on the stream in three runs running (mis outbox overdue).',
+      metric: serviceMetric(
+        METRIC.outboxReplayFailures,
+        'Sum',
+        Duration.minutes(OUTBOX_REPLAY_FAILURES.periodMinutes),
+      ),
+      threshold: 1,
+      evaluationPeriods: OUTBOX_REPLAY_FAILURES.periods,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
+    this.alarms = [
+      deadLetters,
+      ruleDeadLetters,
+      relayStuck,
+      deliveriesFailing,
+      apiFailing,
+      deliveriesStuck,
+      replaysFailing,
+    ];
     for (const alarm of this.alarms) alarm.addAlarmAction(new SnsAction(this.topic));
 
     const graphPeriod = Duration.minutes(5);
@@ -212,13 +241,21 @@ export class ServiceAlarms extends Construct {
       defaultInterval: Duration.hours(6),
       widgets: [
         [new AlarmStatusWidget({ title: 'Alarms', alarms: [...this.alarms], width: 24 })],
+        // Three widgets of width 8 to a row.
         this.alarms.slice(0, 3).map((alarm) => new AlarmWidget({ alarm, width: 8 })),
+        this.alarms.slice(3, 6).map((alarm) => new AlarmWidget({ alarm, width: 8 })),
         [
-          ...this.alarms.slice(3).map((alarm) => new AlarmWidget({ alarm, width: 8 })),
+          ...this.alarms.slice(6).map((alarm) => new AlarmWidget({ alarm, width: 8 })),
           graph(
             'Delivery attempts by outcome',
             outcomes.map((outcome) => attemptsBy(outcome, graphPeriod).with({ label: outcome })),
           ),
+          graph('Outbox sweep', [
+            serviceMetric(METRIC.outboxReplays, 'Sum', graphPeriod).with({
+              label: 'put back on the stream (no relay receipt)',
+            }),
+            serviceMetric(METRIC.outboxReplayFailures, 'Sum', graphPeriod).with({ label: 'replay failed' }),
+          ]),
         ],
         [
           graph(
