@@ -247,7 +247,7 @@ export const PORTAL_SCRIPT = `'use strict';
   }
 
   // aria-busy tells assistive technology (and the page's tests) that the tables are being
-  // replaced; only the newest refresh clears it, as only its rows are shown.
+  // replaced; only the newest refresh clears it, as an older one's rows are never shown.
   function refresh() {
     var mine = ++generation;
     document.body.setAttribute('aria-busy', 'true');

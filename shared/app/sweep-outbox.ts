@@ -84,7 +84,7 @@ export async function unrelayedEvents(
  * keep their ids, so a relay that also gets the original through causes a duplicate the subscriber
  * drops, never a loss. A shard's checkpoint moves past a page only once every replay of the page is
  * written, so a failure or the end of the run's time loses nothing; a failed replay is counted
- * (`failed`, which the timers function publishes for its alarm) and tried again by every run.
+ * (`failed`, which the timers function publishes for its alarm) and its shard tried again next run.
  *
  * An item the relay has not reached yet is only late: replaying it would add to the backlog that
  * holds it back (and to the subscribers' duplicates), so the sweep stops short of the relay's
@@ -112,21 +112,21 @@ export async function sweepUnrelayedOutbox(
     // Read again a little before the checkpoint: an index entry that showed up late (a global
     // secondary index is eventually consistent) is found all the same; a replay is written once.
     const from = new Date(Date.parse(swept) - INDEX_LAG_MARGIN_MS);
-    // Once a replay fails, the checkpoint stays before its page (every run tries it again), but the
-    // later pages are still swept: one event the table refuses holds back no other.
-    let held = false;
     for await (const page of outboxPages(shard, from, until, options.pageSize ?? 100)) {
       const unrelayed = page.filter((item) => !relayed.has(item.event.eventId));
       sweep.overdue += unrelayed.filter((item) => item.onStreamAt > swept).length;
-      if (await replayAll(unrelayed, sweep)) held = true;
+      // A failed replay (the table throttles or is unreachable) ends the shard's run: the next run
+      // goes on from before this page, and reads no more than a run does when nothing fails.
+      const failed = await replayAll(unrelayed, sweep);
+      if (failed) continue shards;
       // One millisecond short of the page's last item: another item of the same instant may start
       // the next page. Reading it again is harmless (its replay is written once).
       const last = page.at(-1)?.onStreamAt;
       const next = last && new Date(Date.parse(last) - 1).toISOString();
-      if (!held && next && next > (sweptUntil[shard] ?? '')) sweptUntil[shard] = next;
+      if (next && next > (sweptUntil[shard] ?? '')) sweptUntil[shard] = next;
       if (options.outOfTime?.()) break shards;
     }
-    if (!held && until.toISOString() > (sweptUntil[shard] ?? '')) sweptUntil[shard] = until.toISOString();
+    if (until.toISOString() > (sweptUntil[shard] ?? '')) sweptUntil[shard] = until.toISOString();
   }
   await saveSweepCheckpoint(sweptUntil, checkpoint);
   return sweep;
@@ -163,10 +163,14 @@ async function replayAll(items: OutboxItem[], sweep: OutboxSweep): Promise<boole
         replay: item.replays + 1,
       });
     } else if (result.status === 'rejected') {
-      // The table is unreachable, throttles or refuses the item: the shard's checkpoint stays before this page.
+      // The shard's checkpoint stays before this page.
       failed = true;
       sweep.failed += 1;
-      logger.error('Outbox item not replayed', { eventId, error: result.reason });
+      logger.error('Outbox item not replayed', {
+        eventId,
+        replay: item.replays + 1,
+        error: result.reason,
+      });
     }
   });
   return failed;

@@ -27,7 +27,7 @@ export const METRIC = {
   stuckDeliveries: 'StuckDeliveries',
   /** Outbox events the sweep put back on the stream because no relay receipt named them (timers function, every run). */
   outboxReplays: 'OutboxReplays',
-  /** Replays the sweep could not write: each run tries them again, their events undelivered meanwhile. */
+  /** Replays the sweep could not write, or 1 for a sweep that failed as a whole: its shard waits for the next run. */
   outboxReplayFailures: 'OutboxReplayFailures',
 } as const;
 

@@ -105,6 +105,7 @@ describe('the webhooks page at /portal', () => {
       // rows were read before it: wait for this refresh to have replaced both tables.
       await page.locator('#refresh').click();
       await page.locator('body:not([aria-busy])').waitFor();
+      expect(await page.locator('#status').getAttribute('class')).not.toBe('error');
       expect(await page.locator('#deliveries tr[data-delivery] .outcome').first().textContent()).toBe(
         'succeeded',
       );

@@ -55,11 +55,11 @@ export const RELAY_ITERATOR_AGE = { milliseconds: 5 * 60 * 1000, periods: 3 };
 export const STUCK_DELIVERIES = { periodMinutes: 5, periods: 2 };
 
 /**
- * The outbox sweep failed to put an unrelayed event back on the stream in three runs running (it
- * runs every minute): one failed run is a throttle the next run retries; three mean the table keeps
- * refusing, and the events the stream lost wait, undelivered.
+ * The outbox sweep failed (a replay, or the run as a whole) in three of five minutes (it runs every
+ * minute, but two runs can land in one minute and leave the next empty): one failed run is a
+ * throttle the next run retries; three mean the events the stream lost wait, undelivered.
  */
-export const OUTBOX_REPLAY_FAILURES = { periodMinutes: 1, periods: 3 };
+export const OUTBOX_REPLAY_FAILURES = { periodMinutes: 1, periods: 5, datapoints: 3 };
 
 /**
  * What tells an operator that something needs them: an alarm for each way a webhook can be lost or
@@ -205,7 +205,7 @@ export class ServiceAlarms extends Construct {
 
     const replaysFailing = new Alarm(this, 'OutboxReplayFailuresAlarm', {
       alarmDescription:
-        'The outbox sweep could not put unrelayed events back on the stream in three runs running (mis outbox overdue).',
+        'The outbox sweep could not put unrelayed events back on the stream in three of five minutes (mis outbox overdue).',
       metric: serviceMetric(
         METRIC.outboxReplayFailures,
         'Sum',
@@ -213,6 +213,7 @@ export class ServiceAlarms extends Construct {
       ),
       threshold: 1,
       evaluationPeriods: OUTBOX_REPLAY_FAILURES.periods,
+      datapointsToAlarm: OUTBOX_REPLAY_FAILURES.datapoints,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
