@@ -13,6 +13,7 @@ import { commitTransaction } from '../../shared/adapters/transaction.js';
 import { sweepBound, sweepUnrelayedOutbox, unrelayedEvents } from '../../shared/app/sweep-outbox.js';
 import { type DomainEvent, newDomainEvent } from '../../shared/domain/webhook-events.js';
 import { METRIC } from '../../shared/topology/metrics.js';
+import { emfDocumentsOf } from '../support/emf.js';
 import { useFreshTable } from '../support/table.js';
 
 // Each test starts without a sweep checkpoint.
@@ -43,10 +44,7 @@ async function timersRun(): Promise<{ metrics: Record<string, unknown>; failed: 
       () => false,
       () => true,
     );
-    const [document, ...more] = stdout.mock.calls
-      .flatMap(([chunk]) => String(chunk).split('\n'))
-      .filter((line) => line.includes(METRIC.outboxReplayFailures))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const [document, ...more] = emfDocumentsOf(stdout).filter((doc) => METRIC.outboxReplayFailures in doc);
     expect(more).toEqual([]);
     return {
       metrics: {

@@ -10,6 +10,7 @@ import {
   SERVICE_NAME,
   STAGE_DIMENSION,
 } from '../../shared/topology/metrics.js';
+import { emfDocumentsOf } from '../support/emf.js';
 
 /**
  * The delivery metrics are EMF lines on stdout (CloudWatch Logs makes metrics of them), so the test
@@ -72,12 +73,7 @@ const DELAYS = [30, 150, 750, 3600, 18000];
 let stdout: MockInstance<typeof process.stdout.write>;
 
 /** The EMF documents written to stdout since the test began. */
-function emfDocuments(): Record<string, unknown>[] {
-  return stdout.mock.calls
-    .flatMap(([chunk]) => String(chunk).split('\n'))
-    .filter((line) => line.includes('"_aws"'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+const emfDocuments = () => emfDocumentsOf(stdout);
 
 beforeEach(() => {
   // On whatever the environment says: the local stack turns metrics off with this variable.
